@@ -1,0 +1,7 @@
+"""HTTP inference API that proves Lean 4 theorems."""
+
+from importlib.metadata import version as _version
+
+__version__ = _version("kimina-api")
+
+__all__ = ["__version__"]
