@@ -73,7 +73,9 @@ def test_member_documents_itself(dist: str) -> None:
     folder = MEMBERS[dist]
     version = tomllib.loads((folder / "pyproject.toml").read_text())["project"]["version"]
     changelog = (folder / "CHANGELOG.md").read_text()
-    assert re.search(rf"^## {re.escape(version)}\b", changelog, re.MULTILINE), f"{dist}: no CHANGELOG entry for {version}"
+    assert re.search(rf"^## {re.escape(version)}\b", changelog, re.MULTILINE), (
+        f"{dist}: no CHANGELOG entry for {version}"
+    )
     assert len((folder / "README.md").read_text().strip().splitlines()) >= 2, f"{dist}: README says nothing"
     module = dist.replace("-", "_")
     assert (folder / "src" / module / "py.typed").is_file()
