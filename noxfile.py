@@ -101,9 +101,9 @@ def isolation(session: nox.Session) -> None:
         )  # fmt: skip
         session.run(python, "-c", f"import {module}; print({module}.__name__, {module}.__version__)", external=True)
         if dist_name == "kimina-format":
-            installed = session.run("uv", "pip", "freeze", "--python", python, external=True, silent=True)
-            names = [line.split("==")[0] for line in str(installed).splitlines() if line.strip()]
-            if names != ["kimina-format"]:
+            listing = "import importlib.metadata as m; print(sorted(d.metadata['Name'] for d in m.distributions()))"
+            names = str(session.run(python, "-c", listing, external=True, silent=True)).strip()
+            if names != "['kimina-format']":
                 session.error(f"kimina-format must install alone, but the venv holds: {names}")
         shutil.rmtree(venv)
     shutil.rmtree(work)
