@@ -1,0 +1,99 @@
+"""The engine interface: sampling settings, the `Engine` protocol and `make_engine`, which builds one by name."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+Messages = list[dict[str, str]]
+"""One chat conversation: ``[{"role": "system", "content": ...}, {"role": "user", "content": ...}, ...]``."""
+
+
+class EngineError(RuntimeError):
+    """Generation failed for good (a server that keeps refusing, a bad request); the message says why."""
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """How completions are sampled.
+
+    The defaults are the Kimina-Prover-RL recipe's validation settings (temperature 1.0, top_p 0.95) and its response
+    budget (24,576 tokens); the Distill model card suggests temperature 0.6.
+
+    Attributes:
+        temperature: Softmax temperature; 0 means greedy decoding.
+        top_p: Nucleus sampling mass.
+        max_tokens: Most new tokens per completion.
+        seed: Seed for reproducible sampling, or None for fresh randomness on every call.
+    """
+
+    temperature: float = 1.0
+    top_p: float = 0.95
+    max_tokens: int = 24576
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """Anything that samples chat completions: chat conversations in, ``n`` completions per conversation out."""
+
+    def generate(self, prompts: list[Messages], n: int, sampling: SamplingParams) -> list[list[str]]:
+        """Sample ``n`` completions for each conversation.
+
+        Args:
+            prompts: Chat conversations, each ending with the message the model answers.
+            n: Completions per conversation.
+            sampling: Temperature, top_p, token budget and seed.
+
+        Returns:
+            One list of ``n`` completion texts per prompt, in prompt order. A completion keeps the model's
+            ``<think>`` block: it is the assistant text as the model wrote it.
+        """
+        ...
+
+
+# kind -> "module:class". Modules are imported only when their kind is chosen, so torch and vllm stay unloaded.
+ENGINES: dict[str, str] = {
+    "transformers": "kimina_eval.engines.hf:TransformersEngine",
+    "openai": "kimina_eval.engines.openai_compat:OpenAIEngine",
+    "vllm": "kimina_eval.engines.vllm_offline:VLLMEngine",
+}
+
+
+def make_engine(kind: str, model: str, **options: Any) -> Engine:
+    """Build an engine by name.
+
+    Args:
+        kind: ``"transformers"`` (local model, CPU or GPU), ``"openai"`` (an OpenAI-compatible server such as
+            ``vllm serve``; ``model`` is its base URL) or ``"vllm"`` (offline vLLM on a GPU; the ``vllm`` extra).
+        model: A local model directory or hub name, or a server URL for ``"openai"``.
+        **options: Engine-specific options, passed to the engine's constructor (see each engine's docstring).
+
+    Returns:
+        The engine, ready to ``generate``.
+
+    Raises:
+        ValueError: On an unknown kind.
+        ImportError: When the engine's optional dependency is missing; the message names the extra to install.
+
+    Example:
+        >>> engine = make_engine("transformers", "path/to/model", device="cpu")  # doctest: +SKIP
+        >>> engine.generate([[{"role": "user", "content": "Prove 1 + 1 = 2."}]], 4, SamplingParams(max_tokens=64))
+    """
+    try:
+        target = ENGINES[kind]
+    except KeyError:
+        raise ValueError(f"unknown engine {kind!r}; choose one of {', '.join(sorted(ENGINES))}") from None
+    module_name, class_name = target.split(":")
+    engine_class = getattr(importlib.import_module(module_name), class_name)
+    engine: Engine = engine_class(model, **options)
+    return engine

@@ -1,0 +1,95 @@
+"""Shared fixtures: the tiny model (built once per session), the real data files, a fake OpenAI server."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kimina_eval.testing import build_tiny_model
+
+
+def shared_data() -> Path:
+    root = Path(os.environ.get("KIMINA_SHARED_DATA") or Path(__file__).resolve().parents[3].parent / "shared" / "data")
+    if not (root / "minif2f.jsonl").is_file():
+        pytest.fail(f"shared data not found at {root}; set KIMINA_SHARED_DATA to the folder holding minif2f.jsonl")
+    return root
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return shared_data()
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_model(tmp_path_factory.getbasetemp() / "tiny-model")
+
+
+@dataclass
+class FakeOpenAI:
+    """State of the fake server: what it answers, what it saw, and how many requests should fail first."""
+
+    url: str
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    fail_first: int = 0
+    status: int = 503
+    reasoning_split: bool = False
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    """A loopback OpenAI-compatible server whose completions echo the request, so tests can check the wiring."""
+    state = FakeOpenAI(url="")
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            body = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            if self.path == "/v1/models":
+                self._send(200, {"object": "list", "data": [{"id": "tiny-prover", "object": "model"}]})
+            else:
+                self._send(404, {"error": "not found"})
+
+        def do_POST(self) -> None:
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            request["authorization"] = self.headers.get("Authorization")
+            state.requests.append(request)
+            if state.fail_first > 0:
+                state.fail_first -= 1
+                self._send(state.status, {"error": "try again"})
+                return
+            last = request["messages"][-1]["content"]
+            choices = []
+            for i in reversed(range(request["n"])):  # out of order on purpose: the client must sort by index
+                thinking, answer = f"thinking {i} about {last}", f"answer {i} t={request['temperature']}"
+                message = (
+                    {"role": "assistant", "content": answer, "reasoning_content": thinking}
+                    if state.reasoning_split
+                    else {"role": "assistant", "content": f"<think>{thinking}</think>{answer}"}
+                )
+                choices.append({"index": i, "message": message, "finish_reason": "stop"})
+            self._send(200, {"id": "x", "object": "chat.completion", "choices": choices})
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield state
+    server.shutdown()
+    server.server_close()
