@@ -1,0 +1,62 @@
+"""Every threshold of the format checker, in one frozen dataclass with defaults chosen on real completions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FormatConfig:
+    """Thresholds for `check_format`; the README explains how each default was chosen on real Kimina completions.
+
+    Setting a bound to `None` switches that check off (its metric is still reported).
+
+    Attributes:
+        code_languages: Fence languages accepted for the final code block (and recognised as Lean elsewhere).
+        think_open_optional: Accept a completion that starts inside the thinking, for chat templates that put `<think>`
+            at the end of the prompt (the completion then holds only `</think>`).
+        repetition_min_chars: A reasoning line counts for repetition only if it has at least this many characters
+            after normalisation (case folded, digits and spaces removed); short lines ("Wait.") repeat naturally.
+        max_line_repeats: Most times one normalised long line may occur in the reasoning outside tactic blocks.
+        min_tactic_blocks: Fewest ```` ```tactics ```` blocks the thinking must contain.
+        min_tactic_block_lines: Fewest non-comment, non-blank lines each tactic block must contain.
+        max_tactic_block_lines_floor: A tactic block may always have this many proof lines, however short the proof.
+        max_tactic_block_lines_ratio: Beyond the floor, a tactic block may have at most this multiple of the final
+            proof body's line count.
+        max_proof_comment_density: Most comment share (of non-whitespace characters) in the final proof body.
+        max_tactics_comment_density: Most comment share (of non-whitespace characters) over all tactic blocks.
+        max_boilerplate_comments: Most boilerplate comments (empty, no letters, or a repeat of an earlier comment)
+            in the final code and tactic blocks together.
+        min_tactic_name_iou: Least IoU between the tactic names in the thinking and those in the final proof body.
+        soft_max_tokens: Length penalty is zero up to this many tokens, then grows linearly.
+        max_tokens: Length penalty reaches 1 here; a longer response is a `too_long` violation.
+        chars_per_token: Token estimate used when no tokenizer callback is given.
+    """
+
+    code_languages: tuple[str, ...] = ("lean4", "lean")
+    think_open_optional: bool = False
+    repetition_min_chars: int = 40
+    max_line_repeats: int | None = 10
+    min_tactic_blocks: int | None = 2
+    min_tactic_block_lines: int | None = 1
+    max_tactic_block_lines_floor: int = 20
+    max_tactic_block_lines_ratio: float | None = 2.0
+    max_proof_comment_density: float | None = 0.5
+    max_tactics_comment_density: float | None = 0.5
+    max_boilerplate_comments: int | None = 5
+    min_tactic_name_iou: float | None = 0.3
+    soft_max_tokens: int = 20_480
+    max_tokens: int | None = 24_576
+    chars_per_token: float = 3.5
+
+    def __post_init__(self) -> None:
+        if self.max_tokens is not None and self.soft_max_tokens > self.max_tokens:
+            raise ValueError(f"soft_max_tokens ({self.soft_max_tokens}) must not exceed max_tokens ({self.max_tokens})")
+        if self.chars_per_token <= 0:
+            raise ValueError(f"chars_per_token must be positive, got {self.chars_per_token}")
+        if not self.code_languages:
+            raise ValueError("code_languages must name at least one fence language")
+
+
+DEFAULT_CONFIG = FormatConfig()
+"""The defaults, shared (the config is frozen, so sharing one instance is safe)."""

@@ -1,0 +1,239 @@
+"""Just enough Lean 4 lexing for format checks: comments, header / statement / proof-body lines, normalised text.
+
+This is not a Lean parser. It knows Lean's comment syntax (`--` to the end of the line, nestable `/- ... -/`,
+strings that may contain either) and the shape of a file: header commands, then declarations whose signature runs
+to the first `:=`, followed by the proof. Every scan is linear in the input, hostile input included.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_HEADER_WORDS = frozenset(
+    {"import", "set_option", "open", "namespace", "section", "end", "universe", "variable", "attribute", "#check"}
+)
+_DECL_WORDS = frozenset({"theorem", "lemma", "example", "def", "abbrev", "instance", "structure", "inductive", "class"})
+_DECL_MODIFIERS = frozenset({"private", "protected", "noncomputable", "nonrec", "partial", "unsafe", "scoped", "local"})
+
+_COMMENT_OR_STRING = re.compile(r'--|/-|"')
+_BLOCK_COMMENT_TOKEN = re.compile(r"/-|-/")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_ATTRIBUTE = re.compile(r"@\[[^\]\n]*\]\s*")
+_WHITESPACE = re.compile(r"\s+")
+# A space next to a symbol carries no meaning in Lean (`x^2` is `x ^ 2`); one between two name characters does.
+_SPACE_NEXT_TO_SYMBOL = re.compile(r" (?=[^\w\s'.?!])|(?<=[^\w\s'.?!]) ")
+_LEMMA_KEYWORD = re.compile(r"(?<![\w'.?!])lemma(?= )")
+
+
+@dataclass(frozen=True)
+class Comment:
+    """One Lean comment: its text (markers included) and its offset in the source."""
+
+    text: str
+    start: int
+
+    @property
+    def is_doc(self) -> bool:
+        """Whether this is a doc comment (`/-- ... -/` or `/-! ... -/`), which documents a declaration."""
+        return self.text.startswith(("/--", "/-!"))
+
+
+@dataclass(frozen=True)
+class LeanParts:
+    """A Lean snippet taken apart: comments removed, lines sorted into header, declaration signatures and proof body.
+
+    Attributes:
+        source: The snippet as given.
+        code: The snippet with every comment blanked out (same length and line structure as `source`).
+        comments: Every comment, in order.
+        header: Stripped header lines (`import`, `set_option`, `open`, ...).
+        statements: Each declaration signature, from its first keyword up to and including `:=`, on one line.
+        body: Stripped, non-blank proof lines (everything after a declaration's `:=` and a leading `by`).
+        body_regions: Offset ranges of the proofs, to tell body comments from statement and doc comments.
+        declarations_start: Offset of the first declaration's first line (`len(code)` when there is none).
+    """
+
+    source: str
+    code: str
+    comments: tuple[Comment, ...]
+    header: tuple[str, ...]
+    statements: tuple[str, ...]
+    body: tuple[str, ...]
+    body_regions: tuple[tuple[int, int], ...]
+    declarations_start: int
+
+    @property
+    def body_comments(self) -> tuple[Comment, ...]:
+        """Comments inside a proof body (doc comments excluded: they document the next declaration)."""
+        return tuple(
+            c for c in self.comments if not c.is_doc and any(start <= c.start < end for start, end in self.body_regions)
+        )
+
+
+def strip_comments(source: str) -> tuple[str, tuple[Comment, ...]]:
+    """Blank out Lean comments, keeping offsets and newlines, so positions in the result match the source.
+
+    Args:
+        source: Lean code.
+
+    Returns:
+        The code with each comment replaced by spaces (newlines kept), and the comments in order.
+    """
+    if "--" not in source and "/-" not in source:
+        return source, ()
+    pieces: list[str] = []
+    comments: list[Comment] = []
+    pos = search_from = 0
+    strings_ok = True
+    while True:
+        match = _COMMENT_OR_STRING.search(source, search_from)
+        if match is None:
+            break
+        start, token = match.start(), match.group()
+        if token == '"':
+            string = _STRING.match(source, start) if strings_ok else None
+            if string is None:
+                # An unterminated string: ignore quotes from here on, which also keeps hostile input linear.
+                strings_ok = False
+                search_from = start + 1
+            else:
+                search_from = string.end()
+            continue
+        end = _line_comment_end(source, start) if token == "--" else _block_comment_end(source, start)
+        text = source[start:end]
+        comments.append(Comment(text, start))
+        pieces.append(source[pos:start])
+        pieces.append(_blank(text))
+        pos = search_from = end
+    pieces.append(source[pos:])
+    return "".join(pieces), tuple(comments)
+
+
+def _line_comment_end(source: str, start: int) -> int:
+    end = source.find("\n", start)
+    return len(source) if end == -1 else end
+
+
+def _block_comment_end(source: str, start: int) -> int:
+    """End of the nestable block comment opening at `start` (the end of the text when it is never closed)."""
+    depth, pos = 1, start + 2
+    while depth:
+        match = _BLOCK_COMMENT_TOKEN.search(source, pos)
+        if match is None:
+            return len(source)
+        depth += 1 if match.group() == "/-" else -1
+        pos = match.end()
+    return pos
+
+
+def _blank(text: str) -> str:
+    """Spaces of the same length as `text`, with its newlines kept."""
+    if "\n" not in text:
+        return " " * len(text)
+    return "\n".join(" " * len(line) for line in text.split("\n"))
+
+
+def split_lean(source: str) -> LeanParts:
+    """Take a Lean snippet apart into comments, header lines, declaration signatures and proof-body lines.
+
+    A declaration starts at a line whose first word (after attributes and modifiers) is `theorem`, `lemma`,
+    `example`, `def`, ...; its signature runs to the first `:=`, and what follows (minus a leading `by`) is proof.
+    Lines outside any declaration that are not header commands count as proof too (a tactic block usually holds
+    only tactics).
+
+    Args:
+        source: Lean code: a whole file, a statement, or a fragment of tactics.
+
+    Returns:
+        The parts; see `LeanParts`.
+    """
+    code, comments = strip_comments(source)
+    header: list[str] = []
+    statements: list[str] = []
+    body: list[str] = []
+    regions: list[tuple[int, int]] = []
+    signature: list[str] | None = None
+    body_start: int | None = None  # offset where the current proof body began
+    declarations_start: int | None = None
+    offset = 0
+    for raw in code.split("\n"):
+        line_start, offset = offset, offset + len(raw) + 1
+        line = raw.strip()
+        if not line:
+            continue
+        if signature is None:
+            first = line.split(None, 1)[0]
+            if first in _HEADER_WORDS or _starts_declaration(line):
+                if body_start is not None:
+                    regions.append((body_start, line_start))
+                    body_start = None
+                if first in _HEADER_WORDS and not _starts_declaration(line):
+                    header.append(line)
+                    continue
+                signature = []
+                if declarations_start is None:
+                    declarations_start = line_start
+            else:
+                body.append(line)
+                continue
+        assign = line.find(":=")
+        if assign == -1:
+            signature.append(line)
+            continue
+        signature.append(line[: assign + 2])
+        statements.append(" ".join(signature))
+        signature = None
+        rest = _drop_leading_by(line[assign + 2 :].strip())
+        body_start = line_start + raw.find(":=") + 2
+        if rest:
+            body.append(rest)
+    if signature:
+        statements.append(" ".join(signature))
+    if body_start is not None:
+        regions.append((body_start, len(code)))
+    return LeanParts(
+        source=source,
+        code=code,
+        comments=comments,
+        header=tuple(header),
+        statements=tuple(statements),
+        body=tuple(body),
+        body_regions=tuple(regions),
+        declarations_start=len(code) if declarations_start is None else declarations_start,
+    )
+
+
+def _starts_declaration(line: str) -> bool:
+    """Whether `line` begins a declaration (`@[simp] private theorem foo ...`)."""
+    if line.startswith("@["):
+        line = _ATTRIBUTE.sub("", line, count=1)
+    for word in line.split(None, 4):
+        if word in _DECL_WORDS:
+            return True
+        if word not in _DECL_MODIFIERS:
+            return False
+    return False
+
+
+def _drop_leading_by(text: str) -> str:
+    if text == "by":
+        return ""
+    if text.startswith("by ") or text.startswith("by\t"):
+        return text[3:].lstrip()
+    return text
+
+
+def normalise_lean(text: str) -> str:
+    """Canonical spelling of comment-free Lean text: whitespace runs become one space, dropped next to symbols.
+
+    `x^2 ≤ 4` and `x ^ 2  ≤  4` normalise alike, while `x y` and `xy` stay different. `lemma` is spelled `theorem`
+    (Mathlib treats them alike).
+    """
+    text = _SPACE_NEXT_TO_SYMBOL.sub("", _WHITESPACE.sub(" ", text)).strip()
+    return _LEMMA_KEYWORD.sub("theorem", text) if "lemma" in text else text
+
+
+def non_space_length(text: str) -> int:
+    """Number of characters in `text` that are not whitespace."""
+    return len(text) - sum(text.count(c) for c in " \n\t")

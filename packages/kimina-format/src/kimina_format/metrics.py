@@ -1,0 +1,206 @@
+"""Measure a parsed completion: lengths, repetition, tactic blocks, comment density, alignment, statement match.
+
+Measuring is kept apart from judging (`kimina_format.rules`): metrics are reported whether or not a rule fails,
+so a dashboard can plot how close completions come to each threshold.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from kimina_format.config import DEFAULT_CONFIG, FormatConfig
+from kimina_format.lean_source import Comment, LeanParts, non_space_length, normalise_lean, split_lean
+from kimina_format.parsing import Completion
+from kimina_format.tactics import iou, tactic_invocations, tactic_names
+
+# Near-duplicate key of a reasoning line: ASCII case folded, spaces and digits deleted. Working on bytes keeps it to
+# one C-level pass over the text, whatever its size.
+_KEY_TABLE = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
+_KEY_DELETE = b" \t0123456789"
+_HAS_WORD = re.compile(r"[^\W\d_]{2}")
+_TRAILING_PROOF = re.compile(r"(?:(?<![\w'.?!])(?:by|sorry)\s*)+$")
+
+
+@dataclass(frozen=True)
+class FormatMetrics:
+    """Everything measured on one completion (JSON-friendly: numbers, booleans and tuples of numbers).
+
+    Attributes:
+        chars: Characters in the completion.
+        tokens: Tokens in the completion (from the tokenizer callback, else estimated from `chars`).
+        thinking_chars: Characters inside the think element.
+        code_chars: Characters in the final Lean block.
+        max_line_repeats: Occurrences of the most repeated long reasoning line (near-duplicates merged).
+        duplicate_line_ratio: Share of long reasoning lines that repeat an earlier one.
+        tactic_blocks: Number of ```` ```tactics ```` blocks in the thinking.
+        tactic_block_lines: Non-comment, non-blank lines of each tactic block.
+        tactic_block_proof_lines: Proof lines (header and statement lines excluded) of each tactic block.
+        proof_lines: Non-comment, non-blank lines of the final proof body (header and statement excluded).
+        proof_comment_density: Share of the final proof body's non-whitespace characters that are comments.
+        tactics_comment_density: Share of the tactic blocks' non-whitespace characters that are comments.
+        boilerplate_comments: Comments with no word in them, or repeating an earlier comment of the same block.
+        tactic_name_iou: IoU of the tactic names in the tactic blocks and in the final proof body.
+        tactic_line_iou: IoU of the normalised proof lines in the tactic blocks and in the final proof body.
+        tactic_name_coverage: Share of the final proof's tactic names that the tactic blocks also use.
+        statement_match: Whether the final code holds the given statement (None when none was given or no code).
+    """
+
+    chars: int = 0
+    tokens: int = 0
+    thinking_chars: int = 0
+    code_chars: int = 0
+    max_line_repeats: int = 0
+    duplicate_line_ratio: float = 0.0
+    tactic_blocks: int = 0
+    tactic_block_lines: tuple[int, ...] = field(default=())
+    tactic_block_proof_lines: tuple[int, ...] = field(default=())
+    proof_lines: int = 0
+    proof_comment_density: float = 0.0
+    tactics_comment_density: float = 0.0
+    boilerplate_comments: int = 0
+    tactic_name_iou: float = 0.0
+    tactic_line_iou: float = 0.0
+    tactic_name_coverage: float = 0.0
+    statement_match: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The metrics as a plain dict (tuples become lists), ready for `json.dumps`."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+def measure(
+    completion: Completion,
+    *,
+    formal_statement: str | None = None,
+    config: FormatConfig = DEFAULT_CONFIG,
+    count_tokens: Callable[[str], int] | None = None,
+) -> FormatMetrics:
+    """Measure every quantity the rules judge.
+
+    Args:
+        completion: The parsed completion.
+        formal_statement: The statement the model was asked to prove (header included or not), if known.
+        config: Thresholds; only `repetition_min_chars` and `chars_per_token` affect measuring.
+        count_tokens: Exact token counter (e.g. `lambda s: len(tok.encode(s))`); else tokens are estimated.
+
+    Returns:
+        The metrics.
+    """
+    text = completion.text
+    tokens = count_tokens(text) if count_tokens is not None else math.ceil(len(text) / config.chars_per_token)
+    max_repeats, duplicate_ratio = line_repetition(completion.reasoning, config.repetition_min_chars)
+    blocks = [split_lean(block.text) for block in completion.tactic_blocks]
+    code = completion.code
+    final = split_lean(code) if code is not None else None
+
+    metrics: dict[str, Any] = {
+        "chars": len(text),
+        "tokens": tokens,
+        "thinking_chars": len(completion.thinking_span) if completion.thinking_span is not None else 0,
+        "code_chars": len(code) if code is not None else 0,
+        "max_line_repeats": max_repeats,
+        "duplicate_line_ratio": duplicate_ratio,
+        "tactic_blocks": len(blocks),
+        "tactic_block_lines": tuple(_code_line_count(b) for b in blocks),
+        "tactic_block_proof_lines": tuple(len(b.body) for b in blocks),
+        "tactics_comment_density": _density(
+            sum(non_space_length(c.text) for b in blocks for c in b.comments),
+            sum(non_space_length(b.code) for b in blocks),
+        ),
+    }
+    if final is None:
+        return FormatMetrics(**metrics)
+
+    body_comments = final.body_comments
+    think_body = [line for b in blocks for line in b.body]
+    think_names, final_names = tactic_names(think_body), tactic_names(final.body)
+    metrics.update(
+        proof_lines=len(final.body),
+        proof_comment_density=_density(
+            sum(non_space_length(c.text) for c in body_comments),
+            sum(non_space_length(line) for line in final.body),
+        ),
+        boilerplate_comments=_boilerplate_count(body_comments) + sum(_boilerplate_count(b.comments) for b in blocks),
+        tactic_name_iou=iou(think_names, final_names),
+        tactic_line_iou=iou(tactic_invocations(think_body), tactic_invocations(final.body)),
+        tactic_name_coverage=len(think_names & final_names) / len(final_names) if final_names else 1.0,
+        statement_match=None if formal_statement is None else statement_matches(final, formal_statement),
+    )
+    return FormatMetrics(**metrics)
+
+
+def line_repetition(reasoning: str, min_chars: int) -> tuple[int, float]:
+    """Count near-duplicate long lines: (occurrences of the most repeated one, share of long lines that repeat).
+
+    Two lines are near-duplicates when they are equal after ASCII case folding and deleting spaces and digits, so
+    `Case n = 3: 9 > 8` and `case n=4: 16 > 15` match. Lines shorter than `min_chars` after that are ignored.
+    """
+    keys = line_keys(reasoning)
+    long_keys = [k for k in keys if len(k) >= min_chars]
+    if not long_keys:
+        return 0, 0.0
+    counts = Counter(long_keys)
+    return max(counts.values()), 1.0 - len(counts) / len(long_keys)
+
+
+def line_keys(text: str) -> list[bytes]:
+    """Near-duplicate keys of each line of `text` (see `line_repetition`), in order."""
+    return text.encode().translate(_KEY_TABLE, _KEY_DELETE).split(b"\n")
+
+
+@lru_cache(maxsize=1024)
+def statement_key(formal_statement: str) -> str | None:
+    """The normalised declarations of a formal statement, header and `by sorry` tail removed (None if it has none).
+
+    Everything from the first declaration on is kept, so a `def` the theorem relies on must stay unchanged too.
+    Cached, because RL checks many completions of the same statement.
+    """
+    parts = split_lean(formal_statement)
+    if not parts.statements:
+        return None
+    key = _TRAILING_PROOF.sub("", normalise_lean(parts.code[parts.declarations_start :]))
+    return key if key.endswith(":=") else normalise_lean(key + " :=")
+
+
+def statement_matches(final: LeanParts, formal_statement: str) -> bool:
+    """Whether the final code contains the formal statement's declarations unchanged (comments and spacing aside).
+
+    Declarations the model adds before it (helper lemmas) are allowed; `lemma` and `theorem` are interchangeable.
+    """
+    key = statement_key(formal_statement)
+    if key is None:
+        return True
+    code = normalise_lean(final.code)
+    start = code.find(key)
+    # The match must start a declaration, not end some longer name (`my_theorem foo` holds `theorem foo`).
+    while start > 0 and (code[start - 1].isalnum() or code[start - 1] in "_'.?!"):
+        start = code.find(key, start + 1)
+    return start != -1
+
+
+def _code_line_count(parts: LeanParts) -> int:
+    return sum(1 for line in parts.code.split("\n") if line.strip())
+
+
+def _density(comment_chars: int, code_chars: int) -> float:
+    total = comment_chars + code_chars
+    return comment_chars / total if total else 0.0
+
+
+def _boilerplate_count(comments: Iterable[Comment]) -> int:
+    """Comments that say nothing (no word of two letters) or repeat an earlier comment of the same code."""
+    seen: set[str] = set()
+    count = 0
+    for comment in comments:
+        words = " ".join(comment.text.strip("-/! \t\n").lower().split())
+        if not _HAS_WORD.search(words) or words in seen:
+            count += 1
+        seen.add(words)
+    return count

@@ -1,0 +1,272 @@
+"""Split a completion into its thinking, the tactic blocks inside it and the final Lean block, with spans.
+
+Parsing never fails: whatever the input (CRLF, unclosed fences, no tags, a megabyte of backticks), it returns a
+`Completion` that describes what is there, and the rules in `kimina_format.rules` decide what is wrong with it.
+All scans are single passes with `str.find` and anchored regexes, so the time is linear in the input size.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+THINK_OPEN = "<think>"
+THINK_CLOSE = "</think>"
+TACTICS_LANGUAGE = "tactics"
+LEAN_LANGUAGES = ("lean4", "lean")
+
+# A fence may be indented (models indent fences inside lists), but not by more than this: it keeps the look-behind
+# for the line start bounded, so a megabyte-long line full of backticks is still scanned in linear time.
+_MAX_FENCE_INDENT = 16
+_TICKS = re.compile("`+")
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+
+@dataclass(frozen=True)
+class Span:
+    """A half-open range `[start, end)` of character offsets into `Completion.text`."""
+
+    start: int
+    end: int
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True)
+class Block:
+    """A fenced code block: its language (the fence's info word, lower-cased), its text and where it lies.
+
+    Attributes:
+        language: First word of the opening fence's info string, lower-cased ("" for a bare fence).
+        text: The lines between the fences (without the fences' own newlines).
+        span: From the start of the opening fence line to the end of the closing fence line.
+        body: Where `text` lies.
+        closed: False when the block ran to the end of its region (the thinking or the text) without a closing fence.
+    """
+
+    language: str
+    text: str
+    span: Span
+    body: Span
+    closed: bool
+
+
+@dataclass(frozen=True)
+class Completion:
+    r"""A parsed completion: the `<think>` element, the tactic blocks inside it, and the Lean blocks after it.
+
+    Spans index into `text`, which is the input with line endings normalised to "\n".
+    When `</think>` is present but `<think>` is not (a chat template that opened the thinking in the prompt),
+    everything before `</think>` is taken as the thinking.
+
+    Attributes:
+        text: The completion with line endings normalised to "\n".
+        think: The whole think element, tags included (to the end of the text when it is never closed).
+        thinking_span: The text between the tags.
+        think_closed: Whether the think element ends with `</think>` (False when there is none).
+        think_open_tags: How many `<think>` tags the text holds.
+        think_close_tags: How many `</think>` tags the text holds.
+        thinking_blocks: Every fenced block inside the thinking, in order.
+        code_blocks: The Lean blocks (`lean4` or `lean` fences) after the thinking, in order.
+        other_blocks_after: Fenced blocks in another language after the thinking.
+    """
+
+    text: str
+    think: Span | None
+    thinking_span: Span | None
+    think_closed: bool
+    think_open_tags: int
+    think_close_tags: int
+    thinking_blocks: tuple[Block, ...]
+    code_blocks: tuple[Block, ...]
+    other_blocks_after: tuple[Block, ...] = field(default=())
+
+    @property
+    def thinking(self) -> str | None:
+        """The text inside the think element, or None when the completion has no thinking."""
+        span = self.thinking_span
+        return None if span is None else self.text[span.start : span.end]
+
+    @property
+    def tactic_blocks(self) -> tuple[Block, ...]:
+        """The ```` ```tactics ```` blocks inside the thinking, in order."""
+        return tuple(b for b in self.thinking_blocks if b.language == TACTICS_LANGUAGE)
+
+    @property
+    def lean_blocks_in_thinking(self) -> tuple[Block, ...]:
+        """Lean-fenced blocks inside the thinking (the format wants ```` ```tactics ```` there instead)."""
+        return tuple(b for b in self.thinking_blocks if b.language in LEAN_LANGUAGES)
+
+    @property
+    def final_block(self) -> Block | None:
+        """The last Lean block after the thinking (the one a verifier should check), closed or not."""
+        return self.code_blocks[-1] if self.code_blocks else None
+
+    @property
+    def code(self) -> str | None:
+        """The final Lean code to verify: the text of the last closed Lean block after the thinking, else None.
+
+        An unclosed final block is a truncated generation, so it gives None rather than half a proof.
+        """
+        block = self.final_block
+        return block.text if block is not None and block.closed else None
+
+    @property
+    def before_think(self) -> str:
+        """Text before the `<think>` tag (empty when the completion starts with it)."""
+        return "" if self.think is None else self.text[: self.think.start]
+
+    @property
+    def after_code(self) -> str:
+        """Text after the final Lean block (empty when there is no block or the block is unclosed)."""
+        block = self.final_block
+        return "" if block is None else self.text[block.span.end :]
+
+    @cached_property
+    def reasoning(self) -> str:
+        """The thinking with its ```` ```tactics ```` and Lean blocks cut out: the natural-language reasoning."""
+        span = self.thinking_span
+        if span is None:
+            return ""
+        parts: list[str] = []
+        pos = span.start
+        for block in self.thinking_blocks:
+            if block.language == TACTICS_LANGUAGE or block.language in LEAN_LANGUAGES:
+                parts.append(self.text[pos : block.span.start])
+                pos = block.span.end
+        parts.append(self.text[pos : span.end])
+        return "\n".join(parts)
+
+    @cached_property
+    def inline_tactics(self) -> tuple[str, ...]:
+        """Inline code mentions in the reasoning (`` `nlinarith [sq_nonneg x]` ``), in order of appearance."""
+        return tuple(_INLINE_CODE.findall(self.reasoning))
+
+
+def parse_completion(text: str) -> Completion:
+    r"""Parse a model completion into its thinking, tactic blocks and final Lean block.
+
+    Never raises on odd input: unclosed tags or fences, CRLF line endings, `lean` instead of `lean4` fences and
+    empty text all give a `Completion` that records what is there.
+
+    Args:
+        text: The model's response (the assistant message only, not the prompt).
+
+    Returns:
+        The parsed completion; spans refer to `Completion.text` (the input with "\n" line endings).
+
+    Example:
+        >>> c = parse_completion("<think>\n```tactics\nsimp\n```\n</think>\n```lean4\nexample : True := by simp\n```")
+        >>> c.code
+        'example : True := by simp'
+    """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    open_tags = text.count(THINK_OPEN)
+    close_tags = text.count(THINK_CLOSE)
+    open_at = text.find(THINK_OPEN)
+    close_at = text.find(THINK_CLOSE, 0 if open_at == -1 else open_at)
+
+    think: Span | None = None
+    thinking: Span | None = None
+    closed = close_at != -1
+    if closed:
+        # `<think>` may be missing when the chat template opened the thinking in the prompt.
+        start = 0 if open_at == -1 else open_at
+        content_start = 0 if open_at == -1 else open_at + len(THINK_OPEN)
+        think = Span(start, close_at + len(THINK_CLOSE))
+        thinking = Span(content_start, close_at)
+    elif open_at != -1:
+        # Unclosed thinking (usually a generation cut at the length limit): all of it is thinking, no code.
+        think, thinking = Span(open_at, len(text)), Span(open_at + len(THINK_OPEN), len(text))
+    code_region_start = think.end if think is not None else 0
+
+    thinking_blocks = _scan_blocks(text, thinking.start, thinking.end) if thinking is not None else []
+    after = _scan_blocks(text, code_region_start, len(text))
+    return Completion(
+        text=text,
+        think=think,
+        thinking_span=thinking,
+        think_closed=closed,
+        think_open_tags=open_tags,
+        think_close_tags=close_tags,
+        thinking_blocks=tuple(thinking_blocks),
+        code_blocks=tuple(b for b in after if b.language in LEAN_LANGUAGES),
+        other_blocks_after=tuple(b for b in after if b.language not in LEAN_LANGUAGES),
+    )
+
+
+def _scan_blocks(text: str, start: int, end: int) -> list[Block]:
+    """Find the fenced blocks in `text[start:end]`, CommonMark style: a closing fence is a bare line of backticks.
+
+    A fence line is a line that starts (after at most a small indent) with three or more backticks. Inside an open
+    block, a fence line that carries an info string (```` ```lean4 ````) is content, not a close, exactly as a
+    Markdown renderer shows it. A block still open at `end` is returned with `closed=False`.
+    """
+    blocks: list[Block] = []
+    opened: tuple[int, int, int, str] | None = None  # (fence line start, fence line end, ticks, language)
+    pos = text.find("```", start, end)
+    while pos != -1:
+        ticks_end = _TICKS.match(text, pos, end)
+        assert ticks_end is not None  # the find above guarantees at least three backticks here
+        ticks = ticks_end.end() - pos
+        line_start = _line_start(text, start, pos)
+        line_end = text.find("\n", ticks_end.end(), end)
+        if line_end == -1:
+            line_end = end
+        if line_start is None:
+            pos = text.find("```", ticks_end.end(), end)
+            continue
+        info = text[ticks_end.end() : line_end].strip()
+        if opened is None:
+            if "`" not in info:  # CommonMark: a backtick fence's info string holds no backtick
+                language = info.split(None, 1)[0].lower() if info else ""
+                opened = (line_start, line_end, ticks, language)
+        elif not info and ticks >= opened[2]:
+            open_start, open_end, _, language = opened
+            body_start = min(open_end + 1, line_start)
+            body_end = max(body_start, line_start - 1)
+            blocks.append(
+                Block(
+                    language=language,
+                    text=text[body_start:body_end],
+                    span=Span(open_start, line_end),
+                    body=Span(body_start, body_end),
+                    closed=True,
+                )
+            )
+            opened = None
+        pos = text.find("```", line_end, end)
+    if opened is not None:
+        open_start, open_end, _, language = opened
+        body_start = min(open_end + 1, end)
+        blocks.append(
+            Block(
+                language=language,
+                text=text[body_start:end],
+                span=Span(open_start, end),
+                body=Span(body_start, end),
+                closed=False,
+            )
+        )
+    return blocks
+
+
+def _line_start(text: str, region_start: int, pos: int) -> int | None:
+    """Start of the line holding `pos` if only spaces or tabs precede `pos` on it, else None.
+
+    The start of the region counts as a line start, so `</think>```lean4` on one line still opens a block.
+    """
+    low = max(region_start, pos - _MAX_FENCE_INDENT - 1)
+    newline = text.rfind("\n", low, pos)
+    if newline != -1:
+        line_start = newline + 1
+    elif low == region_start:
+        line_start = region_start
+    else:
+        return None
+    if text[line_start:pos].strip(" \t"):
+        return None
+    return line_start

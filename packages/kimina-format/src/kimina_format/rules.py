@@ -1,0 +1,216 @@
+"""The format rules: judge a parsed completion and its metrics against a `FormatConfig`, one function per rule."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from kimina_format.config import FormatConfig
+from kimina_format.metrics import FormatMetrics, line_keys
+from kimina_format.parsing import THINK_CLOSE, THINK_OPEN, Completion
+from kimina_format.violations import Violation
+from kimina_format.violations import ViolationCode as Code
+
+Rule = Callable[[Completion, FormatMetrics, FormatConfig], list[Violation]]
+
+
+def think_block(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 1: exactly one think element, opened and closed, before anything else."""
+    opens, closes = c.think_open_tags, c.think_close_tags
+    if opens > 1 or closes > 1:
+        return [
+            Violation(
+                Code.THINK_MALFORMED,
+                f"expected one {THINK_OPEN}...{THINK_CLOSE}, found {opens} {THINK_OPEN} and {closes} {THINK_CLOSE} tags",
+            )
+        ]
+    if closes == 0:
+        if opens == 0 and not config.think_open_optional:
+            return [Violation(Code.THINK_MISSING, f"no {THINK_OPEN}...{THINK_CLOSE} block")]
+        return [
+            Violation(Code.THINK_UNCLOSED, f"{THINK_OPEN} is never closed by {THINK_CLOSE} (truncated generation?)")
+        ]
+    if opens == 0:
+        if config.think_open_optional:
+            return []
+        return [Violation(Code.THINK_MISSING, f"{THINK_CLOSE} without an opening {THINK_OPEN}")]
+    if not c.think_closed:
+        return [Violation(Code.THINK_MALFORMED, f"{THINK_CLOSE} comes before {THINK_OPEN}")]
+    if c.before_think.strip():
+        return [Violation(Code.TEXT_BEFORE_THINK, f"{len(c.before_think.strip())} characters before {THINK_OPEN}")]
+    return []
+
+
+def final_code_block(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 2: exactly one Lean block after the thinking, closed, in an accepted language, with nothing after it."""
+    if c.think is not None and not c.think_closed:
+        return []  # the thinking never ended: rule 1 already says so, and there is no code to look for
+    block = c.final_block
+    if block is None:
+        return [Violation(Code.CODE_MISSING, "no ```lean4 block after the thinking")]
+    violations = []
+    if block.language not in config.code_languages:
+        accepted = ", ".join(config.code_languages)
+        violations.append(
+            Violation(Code.CODE_MISSING, f"final block is fenced `{block.language}`, expected: {accepted}")
+        )
+    if not block.closed:
+        violations.append(Violation(Code.CODE_UNCLOSED, "the final Lean block is never closed (truncated generation?)"))
+    in_thinking = len(c.lean_blocks_in_thinking)
+    if len(c.code_blocks) > 1 or in_thinking:
+        found = f"{len(c.code_blocks)} after the thinking" + (f" and {in_thinking} inside it" if in_thinking else "")
+        violations.append(
+            Violation(Code.CODE_MULTIPLE, f"expected one Lean block, found {found} (use ```tactics in the thinking)")
+        )
+    after = c.after_code.strip()
+    if after:
+        violations.append(
+            Violation(Code.TEXT_AFTER_CODE, f"{len(after)} characters after the final Lean block: {_quote(after)}")
+        )
+    return violations
+
+
+def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 3: no long reasoning line (or near-duplicate of it) repeated more than `max_line_repeats` times."""
+    limit = config.max_line_repeats
+    if limit is None or m.max_line_repeats <= limit:
+        return []
+    line = _most_repeated_line(c.reasoning, config.repetition_min_chars)
+    return [
+        Violation(
+            Code.REPEATED_LINES, f"a reasoning line occurs {m.max_line_repeats} times (limit {limit}): {_quote(line)}"
+        )
+    ]
+
+
+def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 4: enough tactic blocks, each with enough code lines and no more proof lines than the proof warrants."""
+    violations = []
+    if config.min_tactic_blocks is not None and m.tactic_blocks < config.min_tactic_blocks:
+        violations.append(
+            Violation(
+                Code.TOO_FEW_TACTIC_BLOCKS,
+                f"{m.tactic_blocks} ```tactics blocks in the thinking, need {config.min_tactic_blocks}",
+            )
+        )
+    if config.min_tactic_block_lines is not None:
+        short = [i for i, n in enumerate(m.tactic_block_lines, 1) if n < config.min_tactic_block_lines]
+        if short:
+            violations.append(
+                Violation(
+                    Code.TACTIC_BLOCK_TOO_SHORT,
+                    f"{_blocks(short)} of {m.tactic_blocks} {'has' if len(short) == 1 else 'have'} fewer than {config.min_tactic_block_lines} non-comment lines",
+                )
+            )
+    limit = max_tactic_block_lines(m.proof_lines, config)
+    if limit is not None:
+        long = [i for i, n in enumerate(m.tactic_block_proof_lines, 1) if n > limit]
+        if long:
+            longest = max(m.tactic_block_proof_lines)
+            violations.append(
+                Violation(
+                    Code.TACTIC_BLOCK_TOO_LONG,
+                    f"{_blocks(long)} longer than {limit} proof lines (longest {longest}; the final proof has {m.proof_lines})",
+                )
+            )
+    return violations
+
+
+def max_tactic_block_lines(proof_lines: int, config: FormatConfig) -> int | None:
+    """The most proof lines one tactic block may have, for a final proof of `proof_lines` lines (None: no limit)."""
+    if config.max_tactic_block_lines_ratio is None:
+        return None
+    return max(config.max_tactic_block_lines_floor, math.ceil(config.max_tactic_block_lines_ratio * proof_lines))
+
+
+def comments(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 5: comment density of the final proof body and of the tactic blocks, and boilerplate comments."""
+    violations = []
+    limit = config.max_proof_comment_density
+    if limit is not None and m.proof_comment_density > limit:
+        violations.append(
+            Violation(
+                Code.PROOF_TOO_MANY_COMMENTS,
+                f"comments are {m.proof_comment_density:.0%} of the final proof (limit {limit:.0%})",
+            )
+        )
+    limit = config.max_tactics_comment_density
+    if limit is not None and m.tactics_comment_density > limit:
+        violations.append(
+            Violation(
+                Code.TACTICS_TOO_MANY_COMMENTS,
+                f"comments are {m.tactics_comment_density:.0%} of the tactic blocks (limit {limit:.0%})",
+            )
+        )
+    most = config.max_boilerplate_comments
+    if most is not None and m.boilerplate_comments > most:
+        violations.append(
+            Violation(Code.BOILERPLATE_COMMENTS, f"{m.boilerplate_comments} empty or repeated comments (limit {most})")
+        )
+    return violations
+
+
+def alignment(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 6: the tactics in the thinking's blocks are those of the final proof (tactic-name IoU)."""
+    least = config.min_tactic_name_iou
+    if least is None or c.code is None or m.tactic_name_iou >= least:
+        return []
+    return [
+        Violation(
+            Code.MISALIGNED_TACTICS,
+            f"tactic-name IoU between the thinking and the proof is {m.tactic_name_iou:.2f} (need {least:.2f}; line IoU {m.tactic_line_iou:.2f})",
+        )
+    ]
+
+
+def statement(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 7: the final code states the given theorem unchanged (comments and spacing aside)."""
+    if m.statement_match is False:
+        return [Violation(Code.STATEMENT_MISMATCH, "the final code does not contain the given statement unchanged")]
+    return []
+
+
+def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 8: the response fits in `max_tokens` (the soft penalty below that is `length_penalty`)."""
+    if config.max_tokens is not None and m.tokens > config.max_tokens:
+        return [Violation(Code.TOO_LONG, f"{m.tokens} tokens, more than the maximum {config.max_tokens}")]
+    return []
+
+
+RULES: tuple[Rule, ...] = (
+    think_block,
+    final_code_block,
+    repetition,
+    tactic_blocks,
+    comments,
+    alignment,
+    statement,
+    length,
+)
+
+
+def judge(completion: Completion, metrics: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Apply every rule, in order, and return all the violations found."""
+    return [v for rule in RULES for v in rule(completion, metrics, config)]
+
+
+def _most_repeated_line(reasoning: str, min_chars: int) -> str:
+    """The original text of the most repeated long line (only computed when the rule fails)."""
+    lines = reasoning.split("\n")
+    keys = line_keys(reasoning)
+    counts: dict[bytes, int] = {}
+    for key in keys:
+        if len(key) >= min_chars:
+            counts[key] = counts.get(key, 0) + 1
+    top = max(counts, key=counts.__getitem__)
+    return lines[keys.index(top)].strip()
+
+
+def _blocks(indices: list[int]) -> str:
+    shown = ", ".join(map(str, indices[:8])) + (", ..." if len(indices) > 8 else "")
+    return f"tactic block {shown}" if len(indices) == 1 else f"{len(indices)} tactic blocks ({shown})"
+
+
+def _quote(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")

@@ -1,0 +1,61 @@
+"""What counts as a "tactic" for think/code alignment: tactic names from a vocabulary, and normalised proof lines.
+
+A tactic *name* is an identifier of the proof text that is a known Lean 4 or Mathlib tactic (`nlinarith`, `rw`,
+`interval_cases`, ...): matching a vocabulary, rather than guessing from position, ignores hypotheses, lemma names
+and the continuation lines of long terms. A tactic *invocation* is a proof line with its whitespace normalised
+(`nlinarith [sq_nonneg (x-1)]`), so renaming nothing and re-indenting the proof still matches.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from kimina_format.lean_source import normalise_lean
+
+# Lean 4 core, Std/Batteries and Mathlib tactics (and the tactic combinators and structuring words that shape a
+# proof: `have`, `calc`, `all_goals`, ...). Names only; `simp?` style variants are folded onto their base name.
+TACTIC_NAMES: frozenset[str] = frozenset(
+    """
+    abel abel_nf absurd ac_rfl aesop all_goals any_goals apply apply_assumption apply_fun apply_rules assumption
+    assumption_mod_cast bound by_cases by_contra by_contra! calc cancel_denoms case cases cases' change choose
+    clear compute_degree congr congr! constructor continuity contradiction contrapose contrapose! conv convert
+    decide decreasing_tactic delta done dsimp exact exact? exact_mod_cast exacts exfalso exists existsi ext
+    fapply fconstructor field_simp filter_upwards fin_cases first focus fun_prop gcongr generalize group
+    have haveI induction induction' infer_instance injection interval_cases intro intros iterate left lift
+    linarith linear_combination match measurability mod_cases module monotonicity mono native_decide
+    next nlinarith nlinarith! noncomm_ring nontriviality norm_cast norm_num norm_num1 nth_rewrite nth_rw obtain
+    omega peel polyrith positivity push_cast push_neg qify rcases rcongr rel refine refine' rename rename_i repeat
+    repeat' replace revert rewrite rfl right ring ring1 ring_nf rintro rintros rotate_left rotate_right rw rw?
+    rwa set show simp simp? simp_all simp_arith simp_rw simpa skip slim_check solve_by_elim specialize split
+    split_ifs subst subst_vars suffices swap symm tauto tfae_finish tfae_have trans trivial try unfold unfold_let
+    use use! wlog zify
+    """.split()
+)
+
+# Tokens that may name a tactic: identifiers with Lean's trailing `'`, `?` and `!`, but not dotted lemma names
+# (`Nat.succ_le`) whose last component happens to be a tactic word.
+_IDENTIFIER = re.compile(r"(?<![\w.'])[^\W\d][\w'?!]*(?![\w.])")
+# Lines that carry no tactic of their own: closing brackets, bullets, combinators.
+_TRIVIAL_LINE = re.compile(r"[\s()\[\]{}⟨⟩·.,;<>|=]*")
+
+
+def tactic_names(lines: Iterable[str]) -> frozenset[str]:
+    """The set of known tactic names used in `lines` of comment-free Lean proof text."""
+    return frozenset(_IDENTIFIER.findall("\n".join(lines))) & TACTIC_NAMES
+
+
+def tactic_invocations(lines: Iterable[str]) -> frozenset[str]:
+    """The set of normalised proof lines (whitespace normalised, bullets and bare brackets dropped)."""
+    out = set()
+    for line in lines:
+        if _TRIVIAL_LINE.fullmatch(line):
+            continue
+        out.add(normalise_lean(line.lstrip("·• ")))
+    return frozenset(out)
+
+
+def iou(a: frozenset[str], b: frozenset[str]) -> float:
+    """Intersection over union of two sets; 1.0 when both are empty (nothing described, nothing used)."""
+    union = len(a | b)
+    return 1.0 if union == 0 else len(a & b) / union

@@ -1,0 +1,54 @@
+"""Stable codes for every way a completion can break the format, with a human-readable message."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class ViolationCode(str, Enum):
+    """A stable, machine-readable name for one broken rule (safe to log, count and compare across versions).
+
+    The value of each member is its lower-case name, so `ViolationCode("think_missing")` round-trips through JSON.
+    """
+
+    # Rule 1: exactly one think block, opened and closed, before the code.
+    THINK_MISSING = "think_missing"
+    THINK_UNCLOSED = "think_unclosed"
+    THINK_MALFORMED = "think_malformed"
+    TEXT_BEFORE_THINK = "text_before_think"
+    # Rule 2: exactly one final Lean block after the thinking, nothing but whitespace after it.
+    CODE_MISSING = "code_missing"
+    CODE_UNCLOSED = "code_unclosed"
+    CODE_MULTIPLE = "code_multiple"
+    TEXT_AFTER_CODE = "text_after_code"
+    # Rule 3: no degenerate repetition in the reasoning.
+    REPEATED_LINES = "repeated_lines"
+    # Rule 4: enough tactic blocks in the thinking, none empty, none longer than the proof warrants.
+    TOO_FEW_TACTIC_BLOCKS = "too_few_tactic_blocks"
+    TACTIC_BLOCK_TOO_SHORT = "tactic_block_too_short"
+    TACTIC_BLOCK_TOO_LONG = "tactic_block_too_long"
+    # Rule 5: comment density of the final proof body and of the tactic blocks.
+    PROOF_TOO_MANY_COMMENTS = "proof_too_many_comments"
+    TACTICS_TOO_MANY_COMMENTS = "tactics_too_many_comments"
+    BOILERPLATE_COMMENTS = "boilerplate_comments"
+    # Rule 6: the tactics described in the thinking are the tactics used in the proof.
+    MISALIGNED_TACTICS = "misaligned_tactics"
+    # Rule 7: the final code proves the given statement, unchanged.
+    STATEMENT_MISMATCH = "statement_mismatch"
+    # Rule 8: the response is longer than the configured maximum.
+    TOO_LONG = "too_long"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: a stable `code` for machines and a `message` that tells a person what is wrong."""
+
+    code: ViolationCode
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.code.value}: {self.message}"
