@@ -1,7 +1,61 @@
-"""Lean 4 verification: integrity rules, verdicts, feedback, client and server."""
+"""Lean 4 verification for prover training: code assembly, integrity rules, verdicts, feedback, client and server.
+
+The async client (`Verifier`, `verify_sync`, `VerifyItem`) is loaded on first use, so `import kimina_verify` and the
+static checks stay fast.
+"""
+
+from __future__ import annotations
 
 from importlib.metadata import version as _version
+from typing import TYPE_CHECKING, Any
+
+from kimina_verify.assembly import CheckCode, build_check_code
+from kimina_verify.code import Declaration, LeanCode, normalize_imports
+from kimina_verify.feedback import render_feedback
+from kimina_verify.integrity import IntegrityPolicy, Violation, check_integrity
+from kimina_verify.result import ServerResult
+from kimina_verify.verdict import LeanMessage, Verdict, VerdictKind, verdict_from_result
+
+if TYPE_CHECKING:
+    from kimina_verify.cache import VerdictCache
+    from kimina_verify.client import Verifier, VerifyItem, verify_sync
 
 __version__ = _version("kimina-verify")
 
-__all__ = ["__version__"]
+_LAZY = {
+    "Verifier": "kimina_verify.client",
+    "VerifyItem": "kimina_verify.client",
+    "verify_sync": "kimina_verify.client",
+    "VerdictCache": "kimina_verify.cache",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'kimina_verify' has no attribute {name!r}")
+
+
+__all__ = [
+    "CheckCode",
+    "Declaration",
+    "IntegrityPolicy",
+    "LeanCode",
+    "LeanMessage",
+    "ServerResult",
+    "Verdict",
+    "VerdictCache",
+    "VerdictKind",
+    "Verifier",
+    "VerifyItem",
+    "Violation",
+    "__version__",
+    "build_check_code",
+    "check_integrity",
+    "normalize_imports",
+    "render_feedback",
+    "verdict_from_result",
+    "verify_sync",
+]

@@ -1,0 +1,30 @@
+"""`#print axioms` support: the command we append to checked code and the parser for Lean's answer."""
+
+from __future__ import annotations
+
+import re
+
+_DEPENDS = re.compile(r"^'(?P<name>.+?)' depends on axioms: \[(?P<axioms>.*)\]\s*$", re.DOTALL)
+_NONE = re.compile(r"^'(?P<name>.+?)' does not depend on any axioms\s*$", re.DOTALL)
+
+
+def print_axioms_command(name: str) -> str:
+    """The Lean command that lists the axioms `name` depends on (the name escaped with «» where needed)."""
+    parts = [p if re.fullmatch(r"[^\s.«»]+", p) else f"«{p}»" for p in name.split(".")]
+    return "#print axioms " + ".".join(parts)
+
+
+def parse_axioms(data: str) -> tuple[str, tuple[str, ...]] | None:
+    """Parse the message of `#print axioms`: return (theorem name, its axioms), or None for any other message.
+
+    Example:
+        >>> parse_axioms("'t' depends on axioms: [propext, Quot.sound]")
+        ('t', ('propext', 'Quot.sound'))
+    """
+    data = data.strip()
+    if m := _NONE.match(data):
+        return m.group("name"), ()
+    if m := _DEPENDS.match(data):
+        axioms = tuple(a.strip().replace("«", "").replace("»", "") for a in m.group("axioms").split(","))
+        return m.group("name"), tuple(a for a in axioms if a)
+    return None

@@ -1,0 +1,328 @@
+"""`Verifier`: the async client that turns thousands of proofs into verdicts through a kimina-lean-server.
+
+Per call: static integrity rules first (rejected code never reaches Lean), then the verdict cache, then the server in
+batches with bounded concurrency. Identical code in flight is sent once, whoever asked for it. Only infrastructure
+failures are retried, with exponential backoff; what is still failing afterwards comes back as an `infra` verdict.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kimina_verify.assembly import CheckCode, build_check_code
+from kimina_verify.cache import VerdictCache, cache_key
+from kimina_verify.integrity import IntegrityPolicy, check_integrity
+from kimina_verify.result import ServerResult
+from kimina_verify.transport import Protocol, ServerRejectedError, Transport
+from kimina_verify.verdict import Positions, Verdict, VerdictKind, result_kind, verdict_from_result
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_URL = "http://localhost:8000"
+
+
+@dataclass(frozen=True)
+class VerifyItem:
+    """One proof to verify.
+
+    Attributes:
+        code: The model's Lean code (its final `lean4` block); helper lemmas are kept.
+        formal_statement: The dataset statement (with its header): its theorem must appear unchanged in `code`.
+        theorem: Name of the theorem to check when there is no formal statement (default: every theorem).
+    """
+
+    code: str
+    formal_statement: str | None = None
+    theorem: str | None = None
+
+
+@dataclass
+class _Job:
+    key: str
+    text: str
+    future: asyncio.Future[tuple[ServerResult, bool]]
+
+
+class Verifier:
+    """Async client for any kimina-lean-server-compatible verification server.
+
+    Args:
+        url: Server base URL (default `$LEAN_SERVER_API_URL`, else `http://localhost:8000`).
+        api_key: API key (default `$LEAN_SERVER_API_KEY` or `$LEANSERVER_API_KEY`).
+        timeout: Lean time limit per proof, in seconds.
+        batch_size: Snippets per `/api/check` request.
+        max_concurrency: Requests in flight at once.
+        retries: Extra attempts for infrastructure failures (never for proof failures).
+        backoff_s: First retry delay; doubles each attempt (with jitter), capped at `max_backoff_s`.
+        max_backoff_s: Longest retry delay.
+        http_timeout: Seconds to wait for one HTTP answer (default: enough for a whole batch to run in turn).
+        cache: Path of the SQLite verdict cache, a `VerdictCache`, or None for no cache.
+        lean_env: Identifier of the server's Lean environment (toolchain + Mathlib), part of every cache key. Default:
+            the `lean_env` or `lean_version` field of the server's `/health`; without one, the URL.
+        policy: Integrity policy (`native_decide`, options, axioms).
+        print_axioms: Append `#print axioms` and require accepted axioms only.
+        infotree: Ask the server for an infotree (`"original"`, ...) so feedback can show goals before errors.
+        positions: How the server reports message lines (`auto` calibrates on our `#print axioms` line).
+        protocol: `auto` (v2 `/api/check`, falling back to v1 `/verify`), `v2` or `v1`.
+
+    Example:
+        >>> async def main() -> None:  # doctest: +SKIP
+        ...     async with Verifier("http://localhost:8000", cache="~/.cache/kimina/verdicts.sqlite") as verifier:
+        ...         verdicts = await verifier.verify(["theorem t : 1 + 1 = 2 := by norm_num"])
+        ...         print(verdicts[0].kind)
+    """
+
+    def __init__(
+        self,
+        url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = 60.0,
+        batch_size: int = 8,
+        max_concurrency: int = 8,
+        retries: int = 3,
+        backoff_s: float = 1.0,
+        max_backoff_s: float = 30.0,
+        http_timeout: float | None = None,
+        cache: str | Path | VerdictCache | None = None,
+        lean_env: str | None = None,
+        policy: IntegrityPolicy | None = None,
+        print_axioms: bool = True,
+        infotree: str | None = None,
+        positions: Positions = "auto",
+        protocol: Protocol = "auto",
+    ) -> None:
+        if batch_size < 1 or max_concurrency < 1 or retries < 0:
+            raise ValueError("batch_size and max_concurrency must be >= 1 and retries >= 0")
+        self.url = (url or os.environ.get("LEAN_SERVER_API_URL") or DEFAULT_URL).rstrip("/")
+        api_key = api_key or os.environ.get("LEAN_SERVER_API_KEY") or os.environ.get("LEANSERVER_API_KEY")
+        self.timeout = timeout
+        self.batch_size = batch_size
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.policy = policy or IntegrityPolicy()
+        self.print_axioms = print_axioms
+        self.infotree = infotree
+        self.positions: Positions = positions
+        self.cache = VerdictCache(cache) if isinstance(cache, str | Path) else cache
+        self._lean_env = lean_env
+        self._semaphore = asyncio.Semaphore(max_concurrency)
+        self._inflight: dict[str, asyncio.Future[tuple[ServerResult, bool]]] = {}
+        self._transport = Transport(
+            self.url,
+            api_key,
+            http_timeout=http_timeout or timeout * batch_size + 60.0,
+            max_connections=max_concurrency,
+            protocol=protocol,
+        )
+
+    async def __aenter__(self) -> Verifier:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool and the cache."""
+        await self._transport.aclose()
+        if self.cache is not None:
+            self.cache.close()
+
+    async def health(self) -> dict[str, Any]:
+        """The server's `/health` JSON.
+
+        Raises:
+            httpx.HTTPError: When the server cannot be reached or answers with an error status.
+        """
+        return await self._transport.health()
+
+    async def lean_env(self) -> str | None:
+        """The Lean environment id used in cache keys (asked from `/health` once), or None if the server is down."""
+        if self._lean_env is None:
+            try:
+                health = await self.health()
+            except Exception as exc:  # a down server only means: no cache this time
+                logger.warning("cannot read %s/health (%s); verdict cache skipped for this call", self.url, exc)
+                return None
+            found = health.get("lean_env") or health.get("lean_version")
+            self._lean_env = str(found) if found else f"url:{self.url}"
+        return self._lean_env
+
+    async def verify(
+        self,
+        items: Sequence[str | VerifyItem],
+        *,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[Verdict]:
+        """Verify proofs; one verdict per item, in input order.
+
+        Args:
+            items: Lean code strings or `VerifyItem`s.
+            progress: Called as `progress(done, total)` each time verdicts complete.
+
+        Returns:
+            The verdicts. Never raises for a server problem: those are `infra` verdicts.
+        """
+        total = len(items)
+        verdicts: list[Verdict | None] = [None] * total
+        checks: dict[int, CheckCode] = {}
+        for i, item in enumerate(items):
+            prepared = self._prepare(VerifyItem(item) if isinstance(item, str) else item)
+            if isinstance(prepared, Verdict):
+                verdicts[i] = prepared
+            else:
+                checks[i] = prepared
+        done = total - len(checks)
+        if progress is not None and done:
+            progress(done, total)
+        if checks:
+            done = await self._verify_checks(checks, verdicts, done, progress)
+        return [v if v is not None else Verdict.infra("no verdict") for v in verdicts]
+
+    async def _verify_checks(
+        self,
+        checks: dict[int, CheckCode],
+        verdicts: list[Verdict | None],
+        done: int,
+        progress: Callable[[int, int], None] | None,
+    ) -> int:
+        """Fill `verdicts` for the items that need Lean: cache, in-flight de-duplication, then the server."""
+        total = len(verdicts)
+        env = await self.lean_env()
+        indices: dict[str, list[int]] = {}
+        for i, check in checks.items():
+            indices.setdefault(cache_key(check.text, env or "", infotree=self.infotree), []).append(i)
+        hits: dict[str, ServerResult] = {}
+        if self.cache is not None and env is not None:
+            hits = await asyncio.to_thread(self.cache.get_many, list(indices))
+
+        def settle(key: str, outcome: tuple[ServerResult, bool]) -> None:
+            nonlocal done
+            before = done
+            for i in indices[key]:
+                if verdicts[i] is None:
+                    verdicts[i] = self._verdict(outcome, checks[i])
+                    done += 1
+            if progress is not None and done != before:
+                progress(done, total)
+
+        waiting: dict[str, asyncio.Future[tuple[ServerResult, bool]]] = {}
+        jobs: list[_Job] = []
+        loop = asyncio.get_running_loop()
+        for key in indices:
+            if key in hits:
+                settle(key, (hits[key], True))
+                continue
+            future = self._inflight.get(key)
+            if future is None:
+                future = self._inflight[key] = loop.create_future()
+                jobs.append(_Job(key, checks[indices[key][0]].text, future))
+            future.add_done_callback(functools.partial(_settle_from, settle, key))
+            waiting[key] = future
+        try:
+            await self._send(jobs, env)
+            await asyncio.gather(*waiting.values())
+        finally:
+            for job in jobs:
+                if not job.future.done():
+                    job.future.set_result((ServerResult.infra_failure("verification was cancelled"), False))
+                self._inflight.pop(job.key, None)
+        for key, future in waiting.items():
+            settle(key, future.result())
+        return done
+
+    def _prepare(self, item: VerifyItem) -> CheckCode | Verdict:
+        violations = check_integrity(item.code, item.formal_statement, self.policy, theorem=item.theorem)
+        if violations:
+            return Verdict.integrity(violations)
+        return build_check_code(item.code, item.formal_statement, theorem=item.theorem, print_axioms=self.print_axioms)
+
+    def _verdict(self, outcome: tuple[ServerResult, bool], check: CheckCode) -> Verdict:
+        result, cached = outcome
+        return verdict_from_result(result, check, policy=self.policy, positions=self.positions, cached=cached)
+
+    async def _send(self, jobs: list[_Job], env: str | None) -> None:
+        batches = [jobs[i : i + self.batch_size] for i in range(0, len(jobs), self.batch_size)]
+        await asyncio.gather(*(self._run_batch(batch, env) for batch in batches))
+
+    async def _run_batch(self, batch: list[_Job], env: str | None) -> None:
+        try:
+            await self._attempts(batch, env)
+        except Exception as exc:  # a bug here must neither lose results nor leave waiters hanging
+            logger.exception("verification batch failed")
+            for job in batch:
+                if not job.future.done():
+                    job.future.set_result((ServerResult.infra_failure(f"client error: {exc!r}"), False))
+
+    async def _attempts(self, batch: list[_Job], env: str | None) -> None:
+        """Send one batch, retrying only the snippets that failed for infrastructure reasons."""
+        pending = batch
+        for attempt in range(self.retries + 1):
+            if attempt:
+                delay = min(self.max_backoff_s, self.backoff_s * 2 ** (attempt - 1))
+                await asyncio.sleep(delay * (0.5 + random.random() / 2))
+            final = attempt == self.retries
+            try:
+                async with self._semaphore:
+                    results = await self._transport.check(
+                        [job.text for job in pending], timeout=self.timeout, infotree=self.infotree
+                    )
+            except ServerRejectedError as exc:
+                logger.error("%s", exc)
+                results, final = [ServerResult.infra_failure(str(exc))] * len(pending), True
+            retry: list[_Job] = []
+            store: dict[str, ServerResult] = {}
+            for job, result in zip(pending, results, strict=True):
+                kind = result_kind(result)
+                if kind is VerdictKind.INFRA and not final:
+                    retry.append(job)
+                    continue
+                if kind is VerdictKind.INFRA:
+                    logger.warning("giving up on a snippet after %d attempts: %s", attempt + 1, result.error)
+                elif kind is not VerdictKind.TIMEOUT:
+                    store[job.key] = result
+                if not job.future.done():
+                    job.future.set_result((result, False))
+            if store and self.cache is not None and env is not None:
+                await asyncio.to_thread(self.cache.put_many, store, lean_env=env)
+            if not retry:
+                return
+            logger.info("retrying %d snippets after infrastructure failures (attempt %d)", len(retry), attempt + 2)
+            pending = retry
+
+
+def _settle_from(
+    settle: Callable[[str, tuple[ServerResult, bool]], None],
+    key: str,
+    future: asyncio.Future[tuple[ServerResult, bool]],
+) -> None:
+    settle(key, future.result())
+
+
+def verify_sync(items: Sequence[str | VerifyItem], **verifier_options: Any) -> list[Verdict]:
+    """Verify proofs from synchronous code (scripts, notebooks): `Verifier(**verifier_options).verify(items)`.
+
+    Works inside a running event loop too (it then runs in a worker thread).
+    """
+
+    async def run() -> list[Verdict]:
+        async with Verifier(**verifier_options) as verifier:
+            return await verifier.verify(items)
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(run())
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, run()).result()
