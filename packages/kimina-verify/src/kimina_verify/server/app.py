@@ -1,0 +1,229 @@
+"""The HTTP API: kimina-lean-server v2 routes (`/api/check`, `/verify`, `/health`) plus `/metrics`.
+
+Request bodies are kimina-client's own pydantic models, so anything kimina-client sends is accepted exactly as the
+upstream server accepts it (including its 422s for empty or duplicate-id batches).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.security import APIKeyHeader
+from kimina_client.models import CheckRequest, CheckResponse, VerifyRequestBody, VerifyResponse
+
+from kimina_verify.server import outcome as texts
+from kimina_verify.server.job import CheckSpec
+from kimina_verify.server.limits import BodySizeLimit
+from kimina_verify.server.metrics import Metrics
+from kimina_verify.server.outcome import CheckOutcome
+from kimina_verify.server.pool import BatchTooLarge, PoolClosed, QueueFull, ReplPool
+from kimina_verify.server.settings import ServerSettings
+from kimina_verify.server.snippet import shift_positions, split_snippet
+
+_api_key_header = APIKeyHeader(name="Authorization", auto_error=False)
+
+
+async def require_key(request: Request, auth: Annotated[str | None, Depends(_api_key_header)]) -> None:
+    """Accept `Authorization: Bearer KEY` (or the bare key) when the server has an API key, as upstream does."""
+    expected: str | None = request.app.state.settings.api_key
+    if expected is None:
+        return
+    if not auth:
+        raise HTTPException(401, "Missing API key")
+    token = auth.removeprefix("Bearer ").strip()
+    if not secrets.compare_digest(token.encode(), expected.encode()):
+        raise HTTPException(401, "Invalid API key")
+
+
+def _pool(request: Request) -> ReplPool:
+    pool: ReplPool = request.app.state.pool
+    return pool
+
+
+Pool = Annotated[ReplPool, Depends(_pool)]
+
+
+def create_app(settings: ServerSettings) -> FastAPI:
+    """Build the app; its lifespan starts the REPL pool and drains and closes it on shutdown."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        pool = ReplPool(settings, Metrics())
+        await pool.start()
+        app.state.pool = pool
+        try:
+            yield
+        finally:
+            await pool.drain(settings.shutdown_grace)
+            await pool.close()
+
+    from kimina_verify import __version__
+
+    app = FastAPI(
+        title="kimina-verify server",
+        version=__version__,
+        description="Lean 4 verification with a pool of Lean REPLs; the kimina-lean-server v2 API.",
+        lifespan=lifespan,
+        openapi_url="/api/openapi.json",
+    )
+    app.state.settings = settings
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
+
+    @app.post(
+        "/api/check",
+        dependencies=[Depends(require_key)],
+        responses={200: {"model": CheckResponse}, 429: {"description": "queue full, see Retry-After"}},
+    )
+    async def check(body: CheckRequest, pool: Pool) -> JSONResponse:
+        timeout = _timeout(settings, body.timeout if "timeout" in body.model_fields_set else None)
+        codes = [snippet.code for snippet in body.snippets]
+        outcomes, lines = await _run(pool, settings, codes, timeout, body.infotree, fresh=not body.reuse)
+        results = [
+            _check_result(s.id, o, n, body.debug) for s, o, n in zip(body.snippets, outcomes, lines, strict=True)
+        ]
+        return JSONResponse({"results": results})
+
+    @app.post("/api/check/", dependencies=[Depends(require_key)], include_in_schema=False)
+    async def check_slash(body: CheckRequest, pool: Pool) -> JSONResponse:
+        return await check(body, pool)
+
+    async def verify(body: VerifyRequestBody, pool: Pool) -> JSONResponse:
+        try:
+            codes = [code.get_proof_content() for code in body.codes]
+        except ValueError as exc:
+            raise HTTPException(422, str(exc)) from None
+        timeout = _timeout(settings, body.timeout if "timeout" in body.model_fields_set else None)
+        infotree = body.infotree_type.value if body.infotree_type else None
+        outcomes, lines = await _run(pool, settings, codes, timeout, infotree, fresh=body.disable_cache)
+        results = [_verify_result(c.custom_id, o, n) for c, o, n in zip(body.codes, outcomes, lines, strict=True)]
+        return JSONResponse({"results": results})
+
+    for path, public in (("/verify", True), ("/one_pass_verify_batch", False)):
+        app.post(
+            path,
+            dependencies=[Depends(require_key)],
+            responses={200: {"model": VerifyResponse}},
+            include_in_schema=public,
+        )(verify)
+
+    async def health(request: Request) -> JSONResponse:
+        pool: ReplPool | None = getattr(request.app.state, "pool", None)
+        if pool is None or pool.closing:
+            return JSONResponse({"status": "shutting down"}, status_code=503)
+        return JSONResponse(
+            {
+                "status": "ok",
+                "version": __version__,
+                "lean_version": settings.lean_version,
+                "repls": {"max": settings.max_repls, **pool.repl_states()},
+                "queue": {"depth": pool.queued, "max": settings.max_queue},
+            }
+        )
+
+    for path in ("/health", "/health/", "/"):
+        app.get(path, include_in_schema=path == "/health")(health)
+
+    @app.get("/metrics", response_class=PlainTextResponse)
+    async def metrics(pool: Pool) -> PlainTextResponse:
+        gauges = {
+            "kimina_queue_depth": pool.queued,
+            "kimina_checks_running": pool.running,
+            "kimina_repl_slots": settings.max_repls,
+        }
+        text = pool.metrics.render(gauges, pool.repl_states())
+        return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    return app
+
+
+def _timeout(settings: ServerSettings, requested: float | None) -> float:
+    """The request's timeout (0 or absent means the server default), capped at `max_timeout`."""
+    return float(min(requested or settings.timeout, settings.max_timeout))
+
+
+async def _run(
+    pool: ReplPool,
+    settings: ServerSettings,
+    codes: list[str],
+    timeout: float,
+    infotree: str | None,
+    *,
+    fresh: bool,
+) -> tuple[list[CheckOutcome], list[int]]:
+    """Check every code, in order; returns the outcomes and each snippet's header line count."""
+    outcomes: list[CheckOutcome | None] = [None] * len(codes)
+    lines = [0] * len(codes)
+    specs, where = [], []
+    for i, code in enumerate(codes):
+        size = len(code.encode("utf-8"))
+        if size > settings.max_snippet_bytes:
+            outcomes[i] = CheckOutcome.failed(
+                "too_large", texts.TOO_LARGE.format(size=size, limit=settings.max_snippet_bytes)
+            )
+            pool.metrics.checks["too_large"] += 1
+            continue
+        split = split_snippet(code)
+        lines[i] = split.header_lines
+        specs.append(CheckSpec(split.header, split.body, timeout, infotree, fresh))
+        where.append(i)
+    try:
+        futures = pool.submit(specs)
+    except PoolClosed:
+        pool.metrics.rejected["shutting_down"] += 1
+        raise HTTPException(503, "server shutting down", headers={"Retry-After": "5"}) from None
+    except BatchTooLarge:
+        pool.metrics.rejected["batch_too_large"] += 1
+        raise HTTPException(
+            413,
+            f"{len(specs)} snippets in one request is more than the server's queue ({settings.max_queue}); split it",
+        ) from None
+    except QueueFull as full:
+        pool.metrics.rejected["queue_full"] += 1
+        raise HTTPException(
+            429, "No available REPLs: the queue is full", headers={"Retry-After": str(full.retry_after)}
+        ) from None
+    # Shielded: a client that goes away must not cancel a check other requests may share.
+    done = await asyncio.gather(*(asyncio.shield(f) for f in futures))
+    for i, result in zip(where, done, strict=True):
+        outcomes[i] = result
+    return [o for o in outcomes if o is not None], lines
+
+
+def _reply(outcome: CheckOutcome, header_lines: int) -> dict[str, Any] | None:
+    if outcome.reply is None:
+        return None
+    return outcome.reply if outcome.in_header else shift_positions(outcome.reply, header_lines)
+
+
+def _check_result(snippet_id: str, outcome: CheckOutcome, header_lines: int, debug: bool) -> dict[str, Any]:
+    result: dict[str, Any] = {"id": snippet_id, "time": outcome.time}
+    reply = _reply(outcome, header_lines)
+    if reply is not None:
+        result["response"] = reply
+    else:
+        result["error"] = outcome.error
+    if debug or outcome.outcome == "timeout":
+        diagnostics: dict[str, Any] = {}
+        if outcome.repl_uuid:
+            diagnostics["repl_uuid"] = outcome.repl_uuid
+        if debug and outcome.memory_mb is not None:
+            diagnostics["memory_max"] = round(outcome.memory_mb, 1)
+        if diagnostics:
+            result["diagnostics"] = diagnostics
+    return result
+
+
+def _verify_result(custom_id: str | int, outcome: CheckOutcome, header_lines: int) -> dict[str, Any]:
+    result: dict[str, Any] = {"custom_id": str(custom_id)}
+    reply = _reply(outcome, header_lines)
+    if reply is not None:
+        result["response"] = {**reply, "time": outcome.time}
+    else:
+        result["error"] = outcome.error
+    return result

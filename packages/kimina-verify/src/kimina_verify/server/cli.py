@@ -1,0 +1,131 @@
+"""`kimina-verify serve` (and `python -m kimina_verify.server`): flags, environment, start-up checks, run."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shlex
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from kimina_verify.server.settings import ServerSettings, parse_memory
+
+EPILOG = """\
+Every flag also reads the upstream environment variable LEAN_SERVER_<NAME> (LEAN_SERVER_MAX_REPLS,
+LEAN_SERVER_MAX_REPL_MEM=8G, LEAN_SERVER_API_KEY, LEAN_SERVER_PROJECT_DIR, LEAN_SERVER_REPL_PATH, ...); a flag wins.
+By default each REPL is `lake env <repl-path>` run in --project-dir (the layout infra/lean builds).
+For tests without Lean: --repl-cmd lean-repl-sim (a test double, never for real verification).
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the server's flags to `parser` (used by `kimina-verify serve`)."""
+    add = parser.add_argument
+    add("--host", help="interface to listen on (default 127.0.0.1; 0.0.0.0 in containers)")
+    add("--port", type=int, help="TCP port (default 8000)")
+    add("--api-key", help="require `Authorization: Bearer KEY` on checks")
+    add("--repl-cmd", help="command that starts one REPL, e.g. 'lake env /opt/repl/.lake/build/bin/repl'")
+    add("--project-dir", help="directory each REPL runs in (the Lake project with Mathlib)")
+    add("--repl-path", help="REPL binary for the default command `lake env REPL_PATH`")
+    add("--max-repls", type=int, help="REPL processes at most (default: cores - 1)")
+    add("--max-repl-uses", type=int, help="checks per REPL before it is replaced; 0 = never (default 500)")
+    add("--max-repl-mem", type=parse_memory, help="memory limit per REPL, e.g. 8G or 512M; 0 = none (default 8G)")
+    add("--timeout", type=float, help="per-check timeout in seconds when a request gives none (default 60)")
+    add("--max-timeout", type=float, help="largest timeout a request may ask for (default 600)")
+    add("--import-timeout", type=float, help="timeout for importing a header on a new REPL (default 300)")
+    add("--max-queue", type=int, help="checks waiting at most; more get 429 + Retry-After (default 4096)")
+    add("--max-wait", type=float, help="seconds a check may wait for a REPL (default 3600)")
+    add("--max-snippet-bytes", type=int, help="larger snippets fail on their own (default 1 MiB)")
+    add("--shutdown-grace", type=float, help="seconds in-flight checks get on shutdown (default 30)")
+    add("--lean-version", help="Lean version reported by /health")
+    add("--log-level", help="DEBUG, INFO, WARNING or ERROR (default INFO)")
+
+
+def settings_from_args(args: argparse.Namespace) -> ServerSettings:
+    """Defaults, then `LEAN_SERVER_*` variables, then flags."""
+    base = ServerSettings.from_env()
+    return base.with_overrides(
+        host=args.host,
+        port=args.port,
+        api_key=args.api_key,
+        repl_cmd=tuple(shlex.split(args.repl_cmd)) if args.repl_cmd else None,
+        project_dir=args.project_dir,
+        repl_path=args.repl_path,
+        max_repls=args.max_repls,
+        max_repl_uses=args.max_repl_uses,
+        max_repl_mem=args.max_repl_mem,
+        timeout=args.timeout,
+        max_timeout=args.max_timeout,
+        import_timeout=args.import_timeout,
+        max_queue=args.max_queue,
+        max_wait=args.max_wait,
+        max_snippet_bytes=args.max_snippet_bytes,
+        shutdown_grace=args.shutdown_grace,
+        lean_version=args.lean_version,
+        log_level=args.log_level,
+    )
+
+
+def check_command(settings: ServerSettings) -> str | None:
+    """A one-line reason the REPL command cannot work, or None."""
+    if settings.cwd is not None and not Path(settings.cwd).is_dir():
+        return f"--project-dir {settings.cwd} is not a directory"
+    program = settings.command[0]
+    if shutil.which(program, path=None) is None and not (Path(settings.cwd or ".") / program).exists():
+        hint = "" if settings.repl_cmd else " (set --project-dir/--repl-path for a Lean workspace, or --repl-cmd)"
+        return f"cannot find {program!r} to start the REPL{hint}"
+    if not settings.repl_cmd:
+        repl = Path(settings.cwd or ".") / settings.repl_path
+        if not repl.exists():
+            return f"no REPL binary at {repl} (set --repl-path, or --repl-cmd)"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start the server with parsed arguments; returns the exit code (0 after a clean shutdown)."""
+    from rich.console import Console
+
+    from kimina_verify.server.runner import build_server
+
+    console = Console(stderr=True)
+    try:
+        settings = settings_from_args(args)
+    except ValueError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 2
+    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    problem = check_command(settings)
+    if problem:
+        console.print(f"[red]error:[/red] {problem}")
+        return 2
+    console.print(
+        f"kimina-verify server on http://{settings.host}:{settings.port} with up to {settings.max_repls} REPLs: "
+        f"{shlex.join(settings.command)}"
+    )
+    server = build_server(settings)
+    try:
+        server.run()
+    except RuntimeError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 1
+    except SystemExit as exc:  # uvicorn exits this way when start-up (the REPL probe) fails
+        return int(exc.code or 1) if not isinstance(exc.code, str) else 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m kimina_verify.server`."""
+    parser = argparse.ArgumentParser(
+        prog="python -m kimina_verify.server",
+        description="Serve Lean verification over HTTP (the kimina-lean-server v2 API) with a pool of Lean REPLs.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

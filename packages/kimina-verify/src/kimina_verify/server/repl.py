@@ -1,0 +1,176 @@
+"""One Lean REPL process: start it, send a command, read its reply, and kill it cleanly.
+
+Each REPL runs in its own session (process group), so a timeout kills `lake` and the REPL under it together.
+stderr is drained all the time into a short tail kept for error messages, so a chatty REPL never blocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+import uuid
+from collections import deque
+from collections.abc import Sequence
+from typing import Any
+
+import psutil
+
+logger = logging.getLogger(__name__)
+
+_STDERR_TAIL_BYTES = 8192
+
+
+class ReplError(Exception):
+    """The REPL failed to answer a command; the process has been killed."""
+
+
+class ReplStartError(ReplError):
+    """The REPL command could not be started at all."""
+
+
+class ReplTimeout(ReplError):
+    """No reply within the timeout."""
+
+
+class ReplCrashed(ReplError):
+    """The process exited (or closed its output) before replying."""
+
+    def __init__(self, message: str, returncode: int | None, stderr_tail: str) -> None:
+        super().__init__(message)
+        self.returncode = returncode
+        self.stderr_tail = stderr_tail
+
+    @property
+    def out_of_memory(self) -> bool:
+        """Whether the REPL said it ran out of memory (Lean panics with "out of memory")."""
+        return "out of memory" in self.stderr_tail.lower()
+
+
+class ReplGarbage(ReplError):
+    """The process printed something that is not one JSON object followed by a blank line."""
+
+
+class ReplProcess:
+    """A running REPL with the header it was started for."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, header: str, max_reply_bytes: int) -> None:
+        self.proc = proc
+        self.header = header
+        self.uuid = uuid.uuid4().hex
+        self.max_reply_bytes = max_reply_bytes
+        self._stderr: deque[bytes] = deque()
+        self._stderr_size = 0
+        self._drain = asyncio.create_task(self._drain_stderr())
+
+    @classmethod
+    async def start(
+        cls,
+        argv: Sequence[str],
+        *,
+        header: str,
+        cwd: str | None = None,
+        memory_limit_mb: int = 0,
+        max_reply_bytes: int = 64 << 20,
+    ) -> ReplProcess:
+        """Start one REPL in a new session, under an address-space limit when `memory_limit_mb` is set."""
+        if memory_limit_mb:
+            # `ulimit -v` in a shell that then execs the REPL: the limit is inherited by everything it starts.
+            argv = ["/bin/sh", "-c", 'ulimit -v "$0" && exec "$@"', str(memory_limit_mb * 1024), *argv]
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=cwd,
+                start_new_session=True,
+                limit=max_reply_bytes,
+            )
+        except OSError as exc:
+            raise ReplStartError(f"cannot start {' '.join(argv)!r}: {exc}") from exc
+        return cls(proc, header, max_reply_bytes)
+
+    @property
+    def alive(self) -> bool:
+        """Whether the process is still running."""
+        return self.proc.returncode is None
+
+    @property
+    def stderr_tail(self) -> str:
+        """The last few KiB the REPL wrote to stderr."""
+        return b"".join(self._stderr).decode("utf-8", errors="replace")
+
+    async def send(self, command: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Send one command and return its reply; on any failure the process is killed and an error raised."""
+        payload = (json.dumps(command, ensure_ascii=False) + "\n\n").encode("utf-8")
+        try:
+            async with asyncio.timeout(timeout):
+                assert self.proc.stdin is not None and self.proc.stdout is not None
+                self.proc.stdin.write(payload)
+                await self.proc.stdin.drain()
+                raw = await self.proc.stdout.readuntil(b"\n\n")
+        except TimeoutError:
+            await self.kill()
+            raise ReplTimeout(f"no reply within {timeout} s") from None
+        except (asyncio.IncompleteReadError, BrokenPipeError, ConnectionResetError) as exc:
+            await self.kill()
+            returncode = self.proc.returncode
+            raise ReplCrashed(f"the REPL exited (code {returncode})", returncode, self.stderr_tail) from exc
+        except asyncio.LimitOverrunError:
+            await self.kill()
+            raise ReplGarbage(f"reply larger than {self.max_reply_bytes} bytes") from None
+        try:
+            reply = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            reply = None
+        if not isinstance(reply, dict):
+            await self.kill()
+            raise ReplGarbage(f"not a JSON object: {raw[:200].decode('utf-8', errors='replace')!r}")
+        return reply
+
+    def memory_mb(self) -> float:
+        """Resident memory of the REPL and everything it started, in MiB (0 once it is gone)."""
+        try:
+            root = psutil.Process(self.proc.pid)
+            procs = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            return 0.0
+        total = 0
+        for proc in procs:
+            with contextlib.suppress(psutil.Error):
+                total += proc.memory_info().rss
+        return total / (1 << 20)
+
+    async def close(self, grace: float = 2.0) -> None:
+        """Ask the REPL to exit by closing its input (end of input ends the real REPL), then kill what is left."""
+        if self.alive and self.proc.stdin is not None:
+            with contextlib.suppress(OSError, RuntimeError):
+                self.proc.stdin.close()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.proc.wait(), grace)
+        await self.kill()
+
+    async def kill(self) -> None:
+        """SIGKILL the whole process group (the REPL and anything it started) and reap the process."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        await self.proc.wait()
+        with contextlib.suppress(OSError, RuntimeError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(self._drain, 1.0)
+
+    async def _drain_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        while chunk := await self.proc.stderr.read(65536):
+            chunk = chunk[-_STDERR_TAIL_BYTES:]
+            self._stderr.append(chunk)
+            self._stderr_size += len(chunk)
+            while self._stderr_size > _STDERR_TAIL_BYTES and len(self._stderr) > 1:
+                self._stderr_size -= len(self._stderr.popleft())
+            logger.debug("REPL %s stderr: %r", self.uuid[:8], chunk[:200])

@@ -1,0 +1,161 @@
+"""Server settings: defaults, the upstream `LEAN_SERVER_*` environment variables, and validation."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+ENV_PREFIX = "LEAN_SERVER_"
+# Where the infra/lean image puts the REPL, relative to the Lake project the REPL runs in.
+DEFAULT_REPL_PATH = "../repl/.lake/build/bin/repl"
+# A REPL whose resident memory passes this share of its limit is replaced before it can hit the limit.
+MEMORY_RECYCLE_FRACTION = 0.8
+
+
+def default_max_repls() -> int:
+    """One REPL per core, leaving one core for the server itself (the upstream default)."""
+    return max((os.cpu_count() or 2) - 1, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    """Everything `kimina-verify serve` can be configured with. Times are seconds, memory is MiB.
+
+    Attributes:
+        host: Interface to listen on.
+        port: TCP port (0 picks a free one).
+        api_key: When set, every check needs `Authorization: Bearer <key>`.
+        repl_cmd: The command that starts one REPL; empty means `lake env <repl_path>` in `project_dir`.
+        project_dir: Working directory of each REPL (the Lake project with Mathlib).
+        repl_path: The REPL binary used by the default command.
+        max_repls: REPL processes at most (one check runs on each at a time).
+        max_repl_uses: Body commands a REPL runs before it is replaced (0 = never; the real REPL degrades after
+            several hundred, leanprover-community/repl#77).
+        max_repl_mem: Address-space limit of each REPL (RLIMIT_AS); a REPL whose resident memory passes
+            `MEMORY_RECYCLE_FRACTION` of it is replaced after its command. 0 = no limit.
+        timeout: Per-command timeout for requests that do not give one.
+        max_timeout: Upper bound on the timeout a request may ask for.
+        import_timeout: Timeout for running a header (imports), counted apart from the snippet's own timeout.
+        max_queue: Checks waiting for a REPL at most; beyond that requests get 429 with Retry-After.
+        max_wait: Seconds a check may wait for a REPL before it fails with "No available REPLs".
+        max_snippet_bytes: Larger snippets fail on their own, without reaching a REPL.
+        max_request_bytes: Larger request bodies get 413.
+        max_reply_bytes: A REPL reply larger than this is treated as garbage.
+        header_switch_after: A REPL keeps serving its own header unless another check has waited this long.
+        init_repls: Headers to import at start-up, with how many REPLs for each.
+        shutdown_grace: On shutdown, in-flight checks get this long to finish; the rest fail explicitly.
+        lean_version: Reported by /health (informational).
+        log_level: Logging level name.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    api_key: str | None = None
+    repl_cmd: tuple[str, ...] = ()
+    project_dir: str | None = None
+    repl_path: str = DEFAULT_REPL_PATH
+    max_repls: int = field(default_factory=default_max_repls)
+    max_repl_uses: int = 500
+    max_repl_mem: int = 8192
+    timeout: float = 60.0
+    max_timeout: float = 600.0
+    import_timeout: float = 300.0
+    max_queue: int = 4096
+    max_wait: float = 3600.0
+    max_snippet_bytes: int = 1 << 20
+    max_request_bytes: int = 64 << 20
+    max_reply_bytes: int = 64 << 20
+    header_switch_after: float = 5.0
+    init_repls: Mapping[str, int] = field(default_factory=dict)
+    shutdown_grace: float = 30.0
+    lean_version: str | None = None
+    log_level: str = "INFO"
+
+    def __post_init__(self) -> None:
+        if self.max_repls < 1:
+            raise ValueError(f"max_repls must be at least 1, got {self.max_repls}")
+        if self.max_queue < 1:
+            raise ValueError(f"max_queue must be at least 1, got {self.max_queue}")
+        for name in ("timeout", "max_timeout", "import_timeout", "max_wait"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.max_repl_uses < 0:
+            raise ValueError(f"max_repl_uses must be 0 (never replace) or more, got {self.max_repl_uses}")
+        if 0 < self.max_repl_mem < 64:
+            raise ValueError(f"max_repl_mem is in MiB and must be at least 64, got {self.max_repl_mem}")
+        if sum(self.init_repls.values()) > self.max_repls:
+            raise ValueError(
+                f"init_repls asks for {sum(self.init_repls.values())} REPLs, max_repls is {self.max_repls}"
+            )
+
+    @property
+    def command(self) -> tuple[str, ...]:
+        """The argv that starts one REPL."""
+        return self.repl_cmd or ("lake", "env", self.repl_path)
+
+    @property
+    def cwd(self) -> str | None:
+        """The directory each REPL starts in."""
+        return str(Path(self.project_dir).expanduser()) if self.project_dir else None
+
+    def with_overrides(self, **changes: Any) -> ServerSettings:
+        """A copy with the given fields changed; `None` values are ignored (an unset CLI flag)."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ServerSettings:
+        """Defaults overridden by `LEAN_SERVER_*` variables (the upstream names, plus our own extra settings)."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = env.get(ENV_PREFIX + f.name.upper())
+            if raw is None:
+                continue
+            try:
+                values[f.name] = _parse_env(f.name, raw.strip())
+            except ValueError as exc:
+                raise ValueError(f"{ENV_PREFIX}{f.name.upper()}={raw!r}: {exc}") from exc
+        return cls(**{k: v for k, v in values.items() if v is not None})
+
+
+def parse_memory(text: str) -> int:
+    """MiB from `8G`, `512M` or a bare number of GiB (the upstream convention); 0 means no limit."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([GgMm]?)[iI]?[bB]?", text.strip())
+    if not match:
+        raise ValueError(f"not a memory size: {text!r} (use e.g. 8G or 512M)")
+    number, unit = float(match.group(1)), match.group(2).upper()
+    megabytes = int(number * 1024) if unit in ("G", "") else int(number)
+    return megabytes
+
+
+def _parse_env(name: str, raw: str) -> Any:
+    if name == "max_repls":
+        return int(raw) if raw else os.cpu_count() or 1  # upstream: an empty value means all cores
+    if name == "max_repl_uses":
+        return max(int(raw), 0) if raw else 0  # upstream uses -1 for "never"
+    if name == "max_repl_mem":
+        return parse_memory(raw) if raw else 0
+    if name == "repl_cmd":
+        return tuple(shlex.split(raw)) or None
+    if name == "init_repls":
+        data = json.loads(raw or "{}")
+        if not isinstance(data, dict) or not all(isinstance(v, int) for v in data.values()):
+            raise ValueError('expected a JSON object like {"import Mathlib": 4}')
+        return data
+    if name in _INT_FIELDS:
+        return int(raw)
+    if name in _FLOAT_FIELDS:
+        return float(raw)
+    return raw or None
+
+
+_INT_FIELDS = frozenset({"port", "max_queue", "max_snippet_bytes", "max_request_bytes", "max_reply_bytes"})
+_FLOAT_FIELDS = frozenset(
+    {"timeout", "max_timeout", "import_timeout", "max_wait", "header_switch_after", "shutdown_grace"}
+)

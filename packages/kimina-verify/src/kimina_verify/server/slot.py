@@ -1,0 +1,189 @@
+"""One REPL slot: keeps at most one REPL warm for a header and runs checks on it.
+
+Every REPL failure (crash, hang, garbage, memory) becomes an outcome for the one check that was running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from kimina_verify.server import outcome as texts
+from kimina_verify.server.job import CheckSpec
+from kimina_verify.server.metrics import Metrics
+from kimina_verify.server.outcome import CheckOutcome, classify
+from kimina_verify.server.repl import (
+    ReplCrashed,
+    ReplError,
+    ReplGarbage,
+    ReplProcess,
+    ReplStartError,
+    ReplTimeout,
+)
+from kimina_verify.server.settings import MEMORY_RECYCLE_FRACTION, ServerSettings
+
+logger = logging.getLogger(__name__)
+
+
+class Slot:
+    """A place for one REPL process. The header runs once per process; each body runs in the header's env."""
+
+    def __init__(self, index: int, settings: ServerSettings, metrics: Metrics) -> None:
+        self.index = index
+        self.settings = settings
+        self.metrics = metrics
+        self.repl: ReplProcess | None = None
+        self.busy = False
+        self.last_used = 0.0
+        self._base_env: int | None = None
+        self._header_failure: dict[str, Any] | None = None
+        self._uses = 0
+        self._closing = False
+        self._retiring: set[asyncio.Task[None]] = set()
+
+    @property
+    def header(self) -> str | None:
+        """The header of the live REPL, if there is one."""
+        return self.repl.header if self.repl is not None else None
+
+    async def run(self, spec: CheckSpec) -> CheckOutcome:
+        """Run one check; never raises (a crash, hang or garbage fails this check and replaces the REPL)."""
+        self.busy = True
+        try:
+            return await self._run(spec)
+        finally:
+            self.busy = False
+            self.last_used = time.monotonic()
+
+    async def warm(self, header: str) -> CheckOutcome | None:
+        """Start a REPL for `header` ahead of time; returns the failure, if any."""
+        self.busy = True
+        try:
+            return await self._ensure(CheckSpec(header=header, body="", timeout=self.settings.timeout))
+        finally:
+            self.busy = False
+            self.last_used = time.monotonic()
+
+    async def _run(self, spec: CheckSpec) -> CheckOutcome:
+        if self._closing:
+            return CheckOutcome.failed("shutdown", texts.SHUTDOWN)
+        failure = await self._ensure(spec)
+        if failure is not None:
+            return failure
+        assert self.repl is not None and self._base_env is not None
+        repl = self.repl
+        if self._header_failure is not None:
+            return CheckOutcome.from_reply(self._header_failure, 0.0, in_header=True, repl_uuid=repl.uuid)
+        command: dict[str, Any] = {"cmd": spec.body, "env": self._base_env}
+        if spec.infotree:
+            command["infotree"] = spec.infotree
+        started = time.monotonic()
+        try:
+            reply = await repl.send(command, spec.timeout)
+        except ReplError as exc:
+            return self._failed(exc, spec.timeout, time.monotonic() - started, repl)
+        elapsed = time.monotonic() - started
+        self._uses += 1
+        memory = repl.memory_mb() if self.settings.max_repl_mem else None
+        if memory is not None and memory > MEMORY_RECYCLE_FRACTION * self.settings.max_repl_mem:
+            self._retire("memory")
+        elif self.settings.max_repl_uses and self._uses >= self.settings.max_repl_uses:
+            self._retire("uses")
+        self.metrics.check_seconds.observe(elapsed)
+        return CheckOutcome.from_reply(reply, elapsed, repl_uuid=repl.uuid, memory_mb=memory)
+
+    async def _ensure(self, spec: CheckSpec) -> CheckOutcome | None:
+        """Make sure a live REPL for the spec's header is here, importing the header if it is new."""
+        if self.repl is not None and (self.repl.header != spec.header or spec.fresh or not self.repl.alive):
+            self._retire("header_switch" if self.repl.alive else "died")
+        if self.repl is not None:
+            return None
+        try:
+            repl = await ReplProcess.start(
+                self.settings.command,
+                header=spec.header,
+                cwd=self.settings.cwd,
+                memory_limit_mb=self.settings.max_repl_mem,
+                max_reply_bytes=self.settings.max_reply_bytes,
+            )
+        except ReplStartError as exc:
+            return CheckOutcome.failed("start_failed", texts.START_FAILED.format(detail=exc))
+        self.metrics.repl_starts += 1
+        # Registered before the import runs, so that a shutdown can kill a REPL that is still importing.
+        self.repl, self._uses, self._base_env, self._header_failure = repl, 0, None, None
+        started = time.monotonic()
+        timeout = self.settings.import_timeout
+        try:
+            # Even an empty header gets its own env, so header-less snippets never see each other's declarations.
+            reply = await repl.send({"cmd": spec.header}, timeout)
+        except ReplTimeout as exc:
+            if self._closing:
+                return self._failed(exc, timeout, time.monotonic() - started, repl)
+            self.repl = None
+            self.metrics.restarts["timeout"] += 1
+            return CheckOutcome.failed(
+                "timeout", texts.HEADER_TIMEOUT.format(timeout=timeout), timeout, repl_uuid=repl.uuid
+            )
+        except ReplError as exc:
+            return self._failed(exc, timeout, time.monotonic() - started, repl)
+        self.metrics.import_seconds.observe(time.monotonic() - started)
+        env = reply.get("env")
+        if classify(reply) in ("repl_error", "lean_error") or not isinstance(env, int):
+            logger.warning("header failed on REPL %s: %s", repl.uuid[:8], reply)
+            self._header_failure, self._base_env = reply, -1
+        else:
+            self._base_env = env
+        return None
+
+    def _failed(self, exc: ReplError, timeout: float, elapsed: float, repl: ReplProcess) -> CheckOutcome:
+        """The outcome for a REPL failure; the process is already dead, so forget it."""
+        if self.repl is repl:
+            self.repl = None
+        extra = {"repl_uuid": repl.uuid}
+        if self._closing:
+            self.metrics.restarts["shutdown"] += 1
+            return CheckOutcome.failed("shutdown", texts.SHUTDOWN, elapsed, **extra)
+        if isinstance(exc, ReplTimeout):
+            self.metrics.restarts["timeout"] += 1
+            return CheckOutcome.failed("timeout", texts.TIMEOUT.format(timeout=float(timeout)), timeout, **extra)
+        if isinstance(exc, ReplCrashed) and exc.out_of_memory:
+            self.metrics.restarts["memory"] += 1
+            error = texts.OUT_OF_MEMORY.format(limit=self.settings.max_repl_mem)
+            return CheckOutcome.failed("memory", error, elapsed, **extra)
+        if isinstance(exc, ReplCrashed):
+            self.metrics.restarts["crash"] += 1
+            tail = exc.stderr_tail.strip().splitlines()
+            error = texts.CRASHED.format(code=exc.returncode, stderr=tail[-1][:500] if tail else "(no stderr)")
+            return CheckOutcome.failed("crash", error, elapsed, **extra)
+        if isinstance(exc, ReplGarbage):
+            self.metrics.restarts["garbage"] += 1
+            return CheckOutcome.failed("garbage", texts.GARBAGE.format(detail=exc), elapsed, **extra)
+        self.metrics.restarts["crash"] += 1
+        return CheckOutcome.failed("crash", texts.CRASHED.format(code=None, stderr=str(exc)), elapsed, **extra)
+
+    def _retire(self, reason: str) -> None:
+        """Let the current REPL go: it exits in the background while this slot moves on."""
+        repl, self.repl = self.repl, None
+        if repl is None:
+            return
+        self.metrics.restarts[reason] += 1
+        task = asyncio.create_task(repl.close())
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
+
+    async def abort(self) -> None:
+        """Kill the REPL now (shutdown): a check running on it fails with the shutdown error."""
+        self._closing = True
+        if self.repl is not None:
+            await self.repl.kill()
+
+    async def close(self) -> None:
+        """Stop the REPL and wait for every REPL this slot let go."""
+        self._closing = True
+        repl, self.repl = self.repl, None
+        if repl is not None:
+            await repl.close(grace=1.0)
+        if self._retiring:
+            await asyncio.gather(*self._retiring, return_exceptions=True)

@@ -1,0 +1,233 @@
+"""What `lean-repl-sim` answers: environments, declarations, sorries, `-- sim:` directives and recorded verdicts.
+
+This is a stand-in for Lean elaboration with simple, documented rules. Code is accepted unless it uses `sorry`,
+redeclares a name its environment already has, or carries a directive; code equal to a recorded row (see
+`RecordedVerdicts`) gets that row's real verdict instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kimina_verify.sim.recorded import RecordedRow, RecordedVerdicts
+from kimina_verify.sim.source import (
+    LineIndex,
+    declarations,
+    directives,
+    goal_of,
+    mask,
+    sorry_offsets,
+    split_imports,
+)
+
+# Packages a stand-in workspace "has": importing anything else fails as a missing module would.
+KNOWN_PACKAGES = frozenset(
+    {"Init", "Lean", "Std", "Lake", "Mathlib", "Aesop", "Batteries", "Qq", "ProofWidgets", "Plausible", "ImportGraph"}
+)
+# Directives that change what the process does rather than what it answers.
+EFFECTS = frozenset({"sleep", "crash", "hang", "hang-child", "garbage", "stderr", "alloc"})
+
+
+@dataclass(frozen=True, slots=True)
+class Env:
+    """A recorded environment: its imports and the names declared in it."""
+
+    imports: tuple[str, ...]
+    names: frozenset[str]
+
+
+@dataclass(slots=True)
+class Effects:
+    """Side effects a command asks of the process: latency, crashing, hanging, noise, memory."""
+
+    sleep_s: float = 0.0
+    recorded_time_s: float | None = None
+    crash: bool = False
+    hang: bool = False
+    hang_child_pidfile: str | None = None
+    garbage: bool = False
+    stderr_bytes: int = 0
+    alloc_mb: float = 0.0
+    imported: bool = False
+
+
+@dataclass(slots=True)
+class Reply:
+    """The JSON object to print, and the effects to perform before printing it."""
+
+    json: dict[str, Any]
+    effects: Effects = field(default_factory=Effects)
+
+
+@dataclass(slots=True)
+class Elaborator:
+    """The REPL's state: environments and proof states, numbered from 0 per process and never freed."""
+
+    backticks: bool = False
+    recorded: RecordedVerdicts | None = None
+    envs: list[Env] = field(default_factory=list)
+    proof_states: int = 0
+
+    def quote(self, name: str) -> str:
+        """Quote a name in the spelling of the simulated Lean version."""
+        return f"`{name}`" if self.backticks else f"'{name}'"
+
+    def command(self, cmd: str, env: int | None) -> Reply:
+        """Run `{"cmd": cmd, "env": env}`."""
+        if env is not None and not 0 <= env < len(self.envs):
+            return Reply({"message": "Unknown environment."})
+        index = LineIndex(cmd)
+        masked = mask(cmd)
+        messages: list[dict[str, Any]] = []
+        effects = Effects()
+        imports, body_start = split_imports(cmd)
+        if env is None:
+            base = Env(tuple(module for module, _ in imports), frozenset())
+            effects.imported = bool(imports)
+            for module, offset in imports:
+                if module.split(".")[0] not in KNOWN_PACKAGES:
+                    where = index.pos(offset)
+                    messages.append(self._message("error", where, where, f"unknown module prefix {self.quote(module)}"))
+        else:
+            base = self.envs[env]
+            for _, offset in imports:
+                messages.append(
+                    self._message(
+                        "error",
+                        index.pos(offset),
+                        index.pos(offset + len("import")),
+                        "invalid 'import' command, it must be used in the beginning of the file",
+                    )
+                )
+        names = set(base.names)
+        sorries: list[dict[str, Any]] = []
+        row = self.recorded.lookup(cmd) if self.recorded else None
+        if row is not None:
+            messages.extend(self._recorded_messages(row, cmd, body_start))
+            effects.recorded_time_s = row.repl_time_s
+            effects.hang = row.timed_out
+            names.update(d.name for d in declarations(masked) if d.name)
+        else:
+            self._declarations(masked, index, names, messages, sorries)
+        self._directives(cmd, messages, effects)
+        self.envs.append(Env(base.imports, frozenset(names)))
+        reply: dict[str, Any] = {"env": len(self.envs) - 1}
+        if messages:
+            reply["messages"] = sorted(messages, key=lambda m: (m["pos"]["line"], m["pos"]["column"]))
+        if sorries:
+            reply["sorries"] = sorries
+        return Reply(reply, effects)
+
+    def tactic(self, proof_state: int) -> Reply:
+        """Run a tactic on a proof state: the stand-in closes every goal."""
+        if not 0 <= proof_state < self.proof_states:
+            return Reply({"message": "Unknown proof state."})
+        reply: dict[str, Any] = {"proofState": self._new_proof_state(), "goals": []}
+        if self.backticks:
+            reply["proofStatus"] = "Completed"
+        return Reply(reply)
+
+    def _declarations(
+        self,
+        masked: str,
+        index: LineIndex,
+        names: set[str],
+        messages: list[dict[str, Any]],
+        sorries: list[dict[str, Any]],
+    ) -> None:
+        decls = declarations(masked)
+        offsets = sorry_offsets(masked)
+        for decl in decls:
+            if decl.name is not None:
+                if decl.name in names:
+                    messages.append(
+                        self._message(
+                            "error",
+                            index.pos(decl.name_start),
+                            index.pos(decl.name_end),
+                            f"{self.quote(decl.name)} has already been declared",
+                        )
+                    )
+                names.add(decl.name)
+            inside = [o for o in offsets if decl.start <= o < decl.end]
+            for offset in inside:
+                sorries.append(
+                    {
+                        "proofState": self._new_proof_state(),
+                        "pos": index.pos(offset),
+                        "goal": goal_of(decl.signature),
+                        "endPos": index.pos(offset + len("sorry")),
+                    }
+                )
+            if inside:
+                sorry = "`sorry`" if self.backticks else "'sorry'"
+                messages.append(
+                    self._message(
+                        "warning", index.pos(decl.name_start), index.pos(decl.name_end), f"declaration uses {sorry}"
+                    )
+                )
+        # A `sorry` outside any declaration (e.g. in `#check`) still counts as one.
+        for offset in offsets:
+            if not any(d.start <= offset < d.end for d in decls):
+                sorries.append(
+                    {
+                        "proofState": self._new_proof_state(),
+                        "pos": index.pos(offset),
+                        "goal": "⊢ ?_",
+                        "endPos": index.pos(offset + len("sorry")),
+                    }
+                )
+
+    def _directives(self, cmd: str, messages: list[dict[str, Any]], effects: Effects) -> None:
+        for d in directives(cmd):
+            start = {"line": d.line, "column": d.column}
+            end = {"line": d.line, "column": d.end_column}
+            try:
+                if d.kind in ("error", "warning", "info"):
+                    messages.append(self._message(d.kind, start, end, d.argument or f"simulated {d.kind}"))
+                elif d.kind == "huge":
+                    messages.append(self._message("info", start, end, "x" * int(d.argument or 100_000)))
+                elif d.kind == "sleep":
+                    effects.sleep_s += float(d.argument)
+                elif d.kind == "crash":
+                    effects.crash = True
+                elif d.kind == "hang":
+                    effects.hang = True
+                elif d.kind == "hang-child":
+                    effects.hang, effects.hang_child_pidfile = True, d.argument
+                elif d.kind == "garbage":
+                    effects.garbage = True
+                elif d.kind == "stderr":
+                    effects.stderr_bytes += int(d.argument or 1 << 20)
+                elif d.kind == "alloc":
+                    effects.alloc_mb += float(d.argument)
+                else:
+                    messages.append(self._message("error", start, end, f"lean-repl-sim: unknown directive {d.kind!r}"))
+            except ValueError:
+                messages.append(self._message("error", start, end, f"lean-repl-sim: bad argument {d.argument!r}"))
+
+    def _recorded_messages(self, row: RecordedRow, cmd: str, body_start: int) -> list[dict[str, Any]]:
+        # Recorded positions refer to the full recorded code; this command may hold fewer header lines.
+        shift = cmd.count("\n", 0, body_start) - row.header_lines
+        messages = [_shift(m, shift) for m in row.messages]
+        if not row.verdict and not row.timed_out and not any(m.get("severity") == "error" for m in messages):
+            where = {"line": max(row.statement_line + shift, 1), "column": 0}
+            messages.append(self._message("error", where, where, "lean-repl-sim: this code failed in the recorded run"))
+        return messages
+
+    def _new_proof_state(self) -> int:
+        self.proof_states += 1
+        return self.proof_states - 1
+
+    @staticmethod
+    def _message(severity: str, pos: dict[str, int], end: dict[str, int], data: str) -> dict[str, Any]:
+        return {"severity": severity, "pos": pos, "endPos": end, "data": data}
+
+
+def _shift(message: dict[str, Any], lines: int) -> dict[str, Any]:
+    shifted = dict(message)
+    for key in ("pos", "endPos"):
+        if isinstance(shifted.get(key), dict):
+            shifted[key] = {**shifted[key], "line": shifted[key]["line"] + lines}
+    return shifted

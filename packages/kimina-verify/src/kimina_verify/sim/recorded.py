@@ -1,0 +1,83 @@
+"""Recorded real verdicts (the `recorded_verdicts.jsonl` format) for `lean-repl-sim --verdicts`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kimina_verify.sim.source import declarations, mask, split_imports
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRow:
+    """What a real Lean run said about one piece of code."""
+
+    verdict: bool
+    messages: tuple[dict[str, Any], ...]
+    repl_time_s: float | None
+    timed_out: bool
+    header_lines: int
+    statement_line: int
+
+
+def body_key(code: str) -> tuple[str, int]:
+    """The code without its leading imports, stripped (the lookup key), and how many lines the imports took."""
+    _, body_start = split_imports(code)
+    return code[body_start:].strip(), code.count("\n", 0, body_start)
+
+
+class RecordedVerdicts:
+    """Recorded rows keyed by their code without imports, so a header sent apart from its body still matches."""
+
+    def __init__(self, rows: dict[str, RecordedRow]) -> None:
+        self._rows = rows
+
+    @classmethod
+    def load(cls, path: str | Path) -> RecordedVerdicts:
+        """Read a JSONL file with `full_code`, `verdict` and optionally `messages`, `repl_time_s`, `system_error`."""
+        rows: dict[str, RecordedRow] = {}
+        with open(path, encoding="utf-8") as lines:
+            for number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    data = json.loads(line)
+                    code = data["full_code"]
+                    verdict = bool(data["verdict"])
+                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                    raise ValueError(f"{path}:{number}: not a recorded-verdict row ({exc})") from exc
+                key, header_lines = body_key(code)
+                decls = declarations(mask(code))
+                statement_line = code.count("\n", 0, decls[0].start) + 1 if decls else header_lines + 1
+                rows[key] = RecordedRow(
+                    verdict=verdict,
+                    messages=tuple(data.get("messages") or ()),
+                    repl_time_s=data.get("repl_time_s"),
+                    timed_out="timed out" in (data.get("system_error") or ""),
+                    header_lines=header_lines,
+                    statement_line=statement_line,
+                )
+        return cls(rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def lookup(self, code: str) -> RecordedRow | None:
+        """The recorded row whose code (imports aside) equals `code`, if any."""
+        return self._rows.get(body_key(code)[0])
+
+
+def recorded_times(path: str | Path) -> list[float]:
+    """Every `repl_time_s` recorded in a JSONL file (rows without one are skipped)."""
+    times = []
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            if line.strip():
+                value = json.loads(line).get("repl_time_s")
+                if isinstance(value, int | float):
+                    times.append(float(value))
+    if not times:
+        raise ValueError(f"{path}: no row has a repl_time_s")
+    return times

@@ -1,0 +1,196 @@
+"""Light-weight reading of Lean source for the REPL stand-in: comments masked, declarations, sorries, directives."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+DECL_KEYWORDS = (
+    "theorem",
+    "lemma",
+    "def",
+    "abbrev",
+    "instance",
+    "example",
+    "structure",
+    "inductive",
+    "class",
+    "opaque",
+    "axiom",
+)
+_DECL = re.compile(r"(?<![\w.'])(" + "|".join(DECL_KEYWORDS) + r")(?![\w'!?])")
+_NAME = re.compile(r"\s+([^\s:(\[{⦃]+)")
+_SORRY = re.compile(r"(?<![\w.'])sorry(?![\w'!?])")
+_IMPORT = re.compile(r"import\s+(\S+)")
+_DIRECTIVE = re.compile(r"--\s*sim:\s*([A-Za-z-]+)[ \t]*(.*?)\s*$")
+_OPEN = "([{⦃"
+_CLOSE = ")]}⦄"
+
+
+def mask(code: str) -> str:
+    """`code` with comments and string literals blanked out (same length, newlines kept)."""
+    out = list(code)
+    i, n, depth = 0, len(code), 0
+    while i < n:
+        if depth:
+            if code.startswith("/-", i):
+                depth += 1
+                out[i] = out[i + 1] = " "
+                i += 2
+            elif code.startswith("-/", i):
+                depth -= 1
+                out[i] = out[i + 1] = " "
+                i += 2
+            else:
+                if out[i] != "\n":
+                    out[i] = " "
+                i += 1
+        elif code.startswith("/-", i):
+            depth = 1
+            out[i] = out[i + 1] = " "
+            i += 2
+        elif code.startswith("--", i):
+            while i < n and code[i] != "\n":
+                out[i] = " "
+                i += 1
+        elif code[i] == '"':
+            i += 1
+            while i < n and code[i] != '"':
+                step = 2 if code[i] == "\\" else 1
+                for j in range(i, min(i + step, n)):
+                    if out[j] != "\n":
+                        out[j] = " "
+                i += step
+            i += 1
+        else:
+            i += 1
+    return "".join(out)
+
+
+class LineIndex:
+    """Converts character offsets into Lean positions: 1-based lines, 0-based columns in characters."""
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def pos(self, offset: int) -> dict[str, int]:
+        """The `{"line", "column"}` object for a character offset."""
+        lo, hi = 0, len(self._starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self._starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return {"line": lo + 1, "column": offset - self._starts[lo]}
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """One declaration: where its keyword and name are, and the text of its signature."""
+
+    keyword: str
+    name: str | None
+    start: int
+    end: int
+    name_start: int
+    name_end: int
+    signature: str
+
+
+@dataclass(frozen=True, slots=True)
+class Directive:
+    """A `-- sim: <kind> <argument>` comment and the line it is on (1-based)."""
+
+    kind: str
+    argument: str
+    line: int
+    column: int
+    end_column: int
+
+
+def split_imports(code: str) -> tuple[list[tuple[str, int]], int]:
+    """The leading `import` lines of `code` as (module, offset), and the offset where the rest begins."""
+    masked = mask(code)
+    imports: list[tuple[str, int]] = []
+    i = 0
+    while True:
+        while i < len(masked) and masked[i].isspace():
+            i += 1
+        match = _IMPORT.match(masked, i)
+        if match is None:
+            return imports, i
+        imports.append((match.group(1), match.start()))
+        i = match.end()
+
+
+def declarations(masked: str) -> list[Declaration]:
+    """Declarations found in comment-free text, each spanning up to the next one."""
+    found = list(_DECL.finditer(masked))
+    decls: list[Declaration] = []
+    for k, match in enumerate(found):
+        end = found[k + 1].start() if k + 1 < len(found) else len(masked)
+        keyword = match.group(1)
+        name, name_start, name_end = None, match.start(), match.end()
+        rest_start = match.end()
+        if keyword != "example":
+            name_match = _NAME.match(masked, match.end(), end)
+            if name_match and not name_match.group(1).startswith(":="):
+                name, name_start, name_end = name_match.group(1), name_match.start(1), name_match.end(1)
+                rest_start = name_end
+        body = masked.find(":=", rest_start, end)
+        signature = masked[rest_start : body if body >= 0 else end]
+        decls.append(Declaration(keyword, name, match.start(), end, name_start, name_end, signature))
+    return decls
+
+
+def sorry_offsets(masked: str) -> list[int]:
+    """Offsets of every `sorry` token outside comments and strings."""
+    return [m.start() for m in _SORRY.finditer(masked)]
+
+
+def directives(code: str) -> list[Directive]:
+    """Every `-- sim:` directive comment in `code`."""
+    found = []
+    for number, line in enumerate(code.split("\n"), start=1):
+        match = _DIRECTIVE.search(line)
+        if match:
+            found.append(Directive(match.group(1).lower(), match.group(2), number, match.start(), len(line)))
+    return found
+
+
+def goal_of(signature: str) -> str:
+    """An approximate goal for a declaration: its binders as hypotheses, then `⊢ type`."""
+    depth, colon = 0, -1
+    for i, ch in enumerate(signature):
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            depth -= 1
+        elif ch == ":" and depth == 0:
+            colon = i
+            break
+    binders, target = (signature[:colon], signature[colon + 1 :]) if colon >= 0 else (signature, "")
+    hypotheses = []
+    for group in _binder_groups(binders):
+        names, sep, kind = group.partition(":")
+        hypotheses.append(f"{_squash(names)} : {_squash(kind)}" if sep else f"inst✝ : {_squash(names)}")
+    return "\n".join([*hypotheses, f"⊢ {_squash(target) or '?_'}"])
+
+
+def _binder_groups(text: str) -> list[str]:
+    groups, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in _OPEN:
+            if depth == 0:
+                start = i + 1
+            depth += 1
+        elif ch in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                groups.append(text[start:i])
+    return groups
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
