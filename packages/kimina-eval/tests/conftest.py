@@ -93,3 +93,72 @@ def fake_openai() -> Iterator[FakeOpenAI]:
     yield state
     server.shutdown()
     server.server_close()
+
+
+@dataclass
+class FakeLean:
+    """State of the stand-in verification server: requests seen, and how many /api/check calls fail with 503."""
+
+    url: str
+    checks: list[list[str]] = field(default_factory=list)
+    fail_checks: int = 0
+
+
+def _lean_answer(code: str) -> dict[str, Any]:
+    """lean-repl-sim's rules in brief: `sorry` is a sorry, `-- sim: error MSG` an error on its line, else valid."""
+    messages: list[dict[str, Any]] = []
+    for number, line in enumerate(code.split("\n"), 1):
+        position = {"pos": {"line": number, "column": 0}, "endPos": {"line": number, "column": len(line)}}
+        if "-- sim: error" in line:
+            messages.append({"severity": "error", "data": line.split("-- sim: error", 1)[1].strip(), **position})
+        elif line.startswith("#print axioms "):
+            name = line.removeprefix("#print axioms ").strip()
+            data = f"'{name}' depends on axioms: [propext, Classical.choice, Quot.sound]"
+            messages.append({"severity": "info", "data": data, **position})
+    response: dict[str, Any] = {"env": 0}
+    if "sorry" in code:
+        messages.append({"severity": "warning", "data": "declaration uses 'sorry'", "pos": {"line": 1, "column": 0}})
+        response["sorries"] = [{"pos": {"line": 1, "column": 0}, "goal": "⊢ True", "proofState": 0}]
+    if messages:
+        response["messages"] = messages
+    return response
+
+
+@pytest.fixture
+def lean_server() -> Iterator[FakeLean]:
+    """A minimal loopback kimina-lean-server (v2 `/api/check` and `/health`) following lean-repl-sim's rules."""
+    state = FakeLean(url="")
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            body = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            self._send(200, {"status": "ok", "lean_env": "stand-in"})
+
+        def do_POST(self) -> None:
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            snippets = request["snippets"]
+            state.checks.append([s["code"] for s in snippets])
+            if state.fail_checks > 0:
+                state.fail_checks -= 1
+                self._send(503, {"detail": "overloaded"})
+                return
+            results = [{"id": s["id"], "time": 0.01, "response": _lean_answer(s["code"])} for s in snippets]
+            self._send(200, {"results": results})
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield state
+    server.shutdown()
+    server.server_close()

@@ -1,0 +1,116 @@
+"""A run's settings, saved as ``run.json`` beside its samples so a resume and a report know what was run."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kimina_format.prompts import PROMPT_TEMPLATES
+
+from kimina_eval.engines.base import SamplingParams
+
+RUN_FILE = "run.json"
+SAMPLES_FILE = "samples.jsonl"
+
+# Settings that change what a sample means; a resume must keep them. n, limit and fix_turns may grow.
+_IDENTITY = ("model", "engine", "dataset", "split", "template", "rectified", "sampling")
+
+
+class ConfigError(ValueError):
+    """The run directory holds a different run, or its ``run.json`` cannot be read."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What an evaluation run samples and how.
+
+    Attributes:
+        model: Model path, hub name, or server URL.
+        engine: Engine kind (see `kimina_eval.engines.ENGINES`).
+        name: Label of the run in reports; defaults to the model's last path component.
+        dataset: ``"minif2f"`` or a path to a miniF2F-style JSONL file.
+        split: ``valid`` or ``test``.
+        n: Samples per problem.
+        fix_turns: 0, or 1 for one error-fix turn per failed first attempt.
+        template: Prompt template of `kimina_format.prompts.build_messages`.
+        rectified: Whether corrected statements replace the original ones where available.
+        limit: Only the first ``limit`` problems, or None for all.
+        sampling: Sampling settings.
+    """
+
+    model: str
+    engine: str = "transformers"
+    name: str = ""
+    dataset: str = "minif2f"
+    split: str = "test"
+    n: int = 32
+    fix_turns: int = 0
+    template: str = "rl"
+    rectified: bool = False
+    limit: int | None = None
+    sampling: SamplingParams = field(default_factory=SamplingParams)
+
+    def __post_init__(self) -> None:
+        if self.n < 1:
+            raise ConfigError(f"n must be >= 1, got {self.n}")
+        if self.fix_turns not in (0, 1):
+            raise ConfigError(f"fix_turns must be 0 or 1, got {self.fix_turns}")
+        if self.template not in PROMPT_TEMPLATES:
+            raise ConfigError(f"unknown template {self.template!r}; choose one of {', '.join(PROMPT_TEMPLATES)}")
+        if self.limit is not None and self.limit < 1:
+            raise ConfigError(f"limit must be >= 1, got {self.limit}")
+        if not self.name:
+            object.__setattr__(self, "name", Path(self.model.rstrip("/")).name or self.model)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the settings as a JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        """Rebuild settings saved by `to_dict`; unknown keys are ignored."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in names}
+        values["sampling"] = SamplingParams(**values.get("sampling", {}))
+        return cls(**values)
+
+
+def load_config(directory: str | os.PathLike[str]) -> RunConfig | None:
+    """Read ``run.json`` from a run directory; None when there is none.
+
+    Raises:
+        ConfigError: If the file exists but is not a run configuration.
+    """
+    path = Path(directory) / RUN_FILE
+    if not path.exists():
+        return None
+    try:
+        return RunConfig.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (json.JSONDecodeError, TypeError, ValueError) as error:
+        raise ConfigError(f"{path}: not a run configuration ({error})") from None
+
+
+def save_config(directory: str | os.PathLike[str], config: RunConfig) -> None:
+    """Write ``run.json`` into a run directory, creating it if needed."""
+    path = Path(directory) / RUN_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(config.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+
+def check_resumable(saved: RunConfig, wanted: RunConfig) -> None:
+    """Refuse to mix two different runs in one directory.
+
+    Raises:
+        ConfigError: Naming the first setting that differs.
+    """
+    for name in _IDENTITY:
+        before, after = getattr(saved, name), getattr(wanted, name)
+        if before != after:
+            raise ConfigError(
+                f"the output directory holds a run with {name}={before!r}, not {after!r}; "
+                "use another --out, or the same settings to resume"
+            )

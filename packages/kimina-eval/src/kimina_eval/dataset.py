@@ -1,0 +1,139 @@
+"""miniF2F problems: load them from a JSONL file and sort them into the families the report breaks down by."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+SPLITS = ("valid", "test")
+
+# Checked in order: the first matching prefix names the family ("mathd_algebra" before "algebra").
+FAMILIES = (
+    ("aime", "aime"),
+    ("amc", "amc"),
+    ("imo", "imo"),
+    ("mathd_algebra", "mathd algebra"),
+    ("mathd_numbertheory", "mathd number theory"),
+    ("algebra", "algebra"),
+    ("numbertheory", "number theory"),
+    ("induction", "induction"),
+)
+FAMILY_NAMES = tuple(name for _, name in FAMILIES)
+
+
+class DatasetError(ValueError):
+    """The dataset cannot be used: missing, malformed, or without the requested split."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One theorem to prove.
+
+    Attributes:
+        name: miniF2F name, e.g. ``mathd_algebra_478``.
+        split: ``valid`` or ``test``.
+        formal_statement: Header and theorem, ending in ``:= by``: what the model is given and must keep unchanged.
+        informal: The natural-language problem (miniF2F's ``informal_prefix`` doc comment), or None.
+    """
+
+    name: str
+    split: str
+    formal_statement: str
+    informal: str | None = None
+
+    @property
+    def family(self) -> str:
+        """The miniF2F family of this problem (see `family_of`)."""
+        return family_of(self.name)
+
+
+def family_of(name: str) -> str:
+    """Return the miniF2F family of a problem name, or "other".
+
+    The families are aime, amc, imo (with imosl), mathd algebra, mathd number theory, algebra, number theory and
+    induction.
+
+    Example:
+        >>> family_of("mathd_numbertheory_618"), family_of("amc12a_2021_p9"), family_of("imosl_2007_algebra_p6")
+        ('mathd number theory', 'amc', 'imo')
+    """
+    for prefix, family in FAMILIES:
+        if name.startswith(prefix):
+            return family
+    return "other"
+
+
+def find_minif2f() -> Path:
+    """Locate the bundled miniF2F file.
+
+    It is ``$KIMINA_SHARED_DATA/minif2f.jsonl``, else ``shared/data/minif2f.jsonl`` in the working directory or one
+    of its parents.
+
+    Raises:
+        DatasetError: When neither exists.
+    """
+    env = os.environ.get("KIMINA_SHARED_DATA")
+    candidates = [Path(env) / "minif2f.jsonl"] if env else []
+    cwd = Path.cwd().resolve()
+    candidates += [folder / "shared" / "data" / "minif2f.jsonl" for folder in (cwd, *cwd.parents)]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise DatasetError("miniF2F not found: pass --dataset PATH/TO/minif2f.jsonl or set KIMINA_SHARED_DATA")
+
+
+def load_problems(
+    dataset: str | os.PathLike[str] = "minif2f",
+    split: str = "test",
+    *,
+    limit: int | None = None,
+    rectified: bool = False,
+) -> list[Problem]:
+    """Load miniF2F problems of one split, in file order.
+
+    Args:
+        dataset: ``"minif2f"`` (the bundled file, see `find_minif2f`) or a path to a JSONL file with miniF2F's
+            fields: ``name``, ``split``, ``formal_statement``, and optionally ``header``, ``informal_prefix``,
+            ``formal_statement_rectified``.
+        split: ``"valid"`` or ``"test"``.
+        limit: Keep only the first ``limit`` problems.
+        rectified: Use ``formal_statement_rectified`` where a row has one (15 corrected test statements).
+
+    Returns:
+        The problems.
+
+    Raises:
+        DatasetError: If the file is missing or malformed (the line is named), or the split is unknown or empty.
+    """
+    if split not in SPLITS:
+        raise DatasetError(f"unknown split {split!r}; miniF2F has {', '.join(SPLITS)}")
+    path = find_minif2f() if str(dataset) == "minif2f" else Path(dataset)
+    if not path.is_file():
+        raise DatasetError(f"dataset file not found: {path}")
+    problems = []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                if row["split"] != split:
+                    continue
+                statement = (rectified and row.get("formal_statement_rectified")) or row["formal_statement"]
+                problems.append(
+                    Problem(
+                        name=row["name"],
+                        split=split,
+                        formal_statement=(row.get("header") or "") + statement,
+                        informal=row.get("informal_prefix"),
+                    )
+                )
+            except (json.JSONDecodeError, KeyError, TypeError) as error:
+                raise DatasetError(f"{path}:{number}: not a miniF2F row ({type(error).__name__}: {error})") from None
+            if limit is not None and len(problems) >= limit:
+                break
+    if not problems:
+        raise DatasetError(f"{path} holds no problem in split {split!r}")
+    return problems

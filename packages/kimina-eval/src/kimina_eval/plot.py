@@ -1,0 +1,62 @@
+"""The pass@k curve: pass@k against k on a log scale, one line per run, with its bootstrap band."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from kimina_eval.summary import RunSummary
+
+
+def plot_pass_at_k(summaries: Sequence[RunSummary], path: str | os.PathLike[str]) -> Path:
+    """Draw pass@k curves to a PNG file.
+
+    Each run gets a solid line for pass@k and, when it had a fix turn, a dashed line of the same colour for pass@k
+    with error fixing; shaded bands are the bootstrap intervals.
+
+    Args:
+        summaries: The runs to draw.
+        path: Where to write the PNG.
+
+    Returns:
+        The path written.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")  # headless: no display on servers and CI
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4.5), dpi=150)
+    all_ks: set[int] = set()
+    try:
+        for index, summary in enumerate(summaries):
+            colour = f"C{index % 10}"
+            curves = [(summary.scores.pass_at, "-", summary.name)]
+            if summary.with_fix:
+                curves.append((summary.scores.pass_at_with_fix, "--", f"{summary.name} + error fixing"))
+            for table, style, label in curves:
+                points = [(k, e) for k, e in sorted(table.items()) if e.problems]
+                if not points:
+                    continue
+                ks = [k for k, _ in points]
+                all_ks.update(ks)
+                axes.plot(ks, [100 * e.value for _, e in points], style, color=colour, marker="o", label=label)
+                low, high = [100 * e.low for _, e in points], [100 * e.high for _, e in points]
+                axes.fill_between(ks, low, high, color=colour, alpha=0.12, linewidth=0)
+        axes.set_xscale("log", base=2)
+        axes.set_xticks(sorted(all_ks), [str(k) for k in sorted(all_ks)])
+        axes.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        axes.set_xlabel("k (samples per problem)")
+        axes.set_ylabel("pass@k (%)")
+        split = {s.config.split for s in summaries if s.config} or {"test"}
+        axes.set_title(f"miniF2F-{'/'.join(sorted(split))}: pass@k with 95% bootstrap intervals")
+        axes.grid(True, which="both", alpha=0.3)
+        axes.legend(loc="lower right", fontsize="small")
+        figure.tight_layout()
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(target)
+    finally:
+        plt.close(figure)
+    return target

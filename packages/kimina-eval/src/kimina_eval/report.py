@@ -1,0 +1,145 @@
+"""The evaluation report: a Markdown table laid out like Kimina-Prover-RL's, pass@k curves, and ``summary.json``."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kimina_eval.metrics import Estimate
+from kimina_eval.plot import plot_pass_at_k
+from kimina_eval.summary import RunSummary
+
+REPORT_FILE = "report.md"
+SUMMARY_FILE = "summary.json"
+FIGURE_FILE = "pass_at_k.png"
+
+_METHOD = (
+    "Pass@k is the unbiased estimator of Chen et al. (2021) over n samples per problem; brackets are 95% bootstrap "
+    "intervals over problems. *With error fixing*: a sample counts as solved when its first attempt or its single "
+    "revision after Lean's feedback is valid, as in the Kimina-Prover-RL table; it spends up to twice the "
+    "generations. Infrastructure failures are left out, never counted as wrong. best@k is verl's validation metric "
+    "(k draws with replacement), shown only to compare with training logs: it sits below pass@k."
+)
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """Where a report was written.
+
+    Attributes:
+        markdown: The Markdown report.
+        summary: ``summary.json``.
+        figure: The pass@k curve PNG.
+    """
+
+    markdown: Path
+    summary: Path
+    figure: Path
+
+
+def _percent(estimate: Estimate | None, *, interval: bool = True) -> str:
+    if estimate is None or not estimate.problems:
+        return "n/a"
+    text = f"{100 * estimate.value:.2f}%"
+    return f"{text} [{100 * estimate.low:.1f}, {100 * estimate.high:.1f}]" if interval else text
+
+
+def render_markdown(summaries: Sequence[RunSummary]) -> str:
+    """Render the report for one or more runs (the first is the main one, the others compared to it).
+
+    Args:
+        summaries: Run summaries, as from `kimina_eval.summary.summarize`.
+
+    Returns:
+        The Markdown text.
+    """
+    k = min(s.n for s in summaries)
+    split = sorted({s.config.split for s in summaries if s.config}) or ["test"]
+    lines = [f"# miniF2F-{'/'.join(split)}: pass@{k}", ""]
+    lines += [f"| Model | Pass@{k} | Pass@{k} with error fixing |", "|:--|--:|--:|"]
+    for s in summaries:
+        fixed = _percent(s.scores.pass_at_with_fix.get(k)) if s.with_fix else "n/a"
+        lines.append(f"| {s.name} | {_percent(s.scores.pass_at.get(k))} | {fixed} |")
+    lines += ["", _METHOD, ""]
+
+    all_ks = sorted({k for s in summaries for k in s.scores.pass_at})
+    lines += ["## Pass@k", "", "| Model | " + " | ".join(f"k={k}" for k in all_ks) + " |"]
+    lines.append("|:--|" + "--:|" * len(all_ks))
+    for s in summaries:
+        rows = [(s.name, s.scores.pass_at)]
+        if s.with_fix:
+            rows.append((f"{s.name} + error fixing", s.scores.pass_at_with_fix))
+        rows.append((f"{s.name} (verl best@k)", s.scores.best_at))
+        for label, table in rows:
+            lines.append(f"| {label} | " + " | ".join(_percent(table.get(k)) for k in all_ks) + " |")
+    lines.append("")
+
+    lines += _family_table(summaries, k)
+    lines += _runs_table(summaries)
+    return "\n".join(lines) + "\n"
+
+
+def _family_table(summaries: Sequence[RunSummary], k: int) -> list[str]:
+    families = list(dict.fromkeys(f for s in summaries for f in s.families))
+    header, rule = ["Family", "Problems"], [":--", "--:"]
+    for s in summaries:
+        header.append(f"{s.name} pass@{k}")
+        rule.append("--:")
+        if s.with_fix:
+            header.append(f"{s.name} with error fixing")
+            rule.append("--:")
+    lines = [f"## By family (pass@{k})", "", "| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|"]
+    for family in families:
+        first = next(s.families[family] for s in summaries if family in s.families)
+        cells = [family, str(first.problems)]
+        for s in summaries:
+            scores = s.families.get(family)
+            cells.append(_percent(scores.pass_at.get(k) if scores else None, interval=False))
+            if s.with_fix:
+                cells.append(_percent(scores.pass_at_with_fix.get(k) if scores else None, interval=False))
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _runs_table(summaries: Sequence[RunSummary]) -> list[str]:
+    lines = [
+        "## Runs",
+        "",
+        "| Model | Engine | n | Problems | Graded samples | Infra failures | Incomplete problems | Corrupt lines "
+        "| Format ok | Sampling | Directory |",
+        "|:--|:--|--:|--:|--:|--:|--:|--:|--:|:--|:--|",
+    ]
+    for s in summaries:
+        c = s.config
+        sampling = f"T={c.sampling.temperature}, top_p={c.sampling.top_p}, max={c.sampling.max_tokens}" if c else "?"
+        format_ok = f"{100 * s.format_ok:.1f}%" if s.format_ok is not None else "n/a"
+        lines.append(
+            f"| {s.name} | {c.engine if c else '?'} | {s.n} | {s.scores.problems} | {s.scores.samples} "
+            f"| {s.scores.infra} | {s.incomplete} | {len(s.corrupt_lines)} | {format_ok} | {sampling} "
+            f"| `{s.directory}` |"
+        )
+    return [*lines, ""]
+
+
+def write_report(summaries: Sequence[RunSummary], out_dir: str | os.PathLike[str]) -> ReportFiles:
+    """Write ``report.md``, ``summary.json`` and ``pass_at_k.png`` into ``out_dir``.
+
+    Args:
+        summaries: Run summaries; the first is the main run.
+        out_dir: Output directory, created if needed.
+
+    Returns:
+        The paths written.
+    """
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    figure = plot_pass_at_k(summaries, folder / FIGURE_FILE)
+    markdown = folder / REPORT_FILE
+    markdown.write_text(render_markdown(summaries) + f"\n![pass@k]({FIGURE_FILE})\n", encoding="utf-8")
+    summary = folder / SUMMARY_FILE
+    payload = {"runs": [s.as_dict() for s in summaries], "figure": FIGURE_FILE}
+    summary.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    return ReportFiles(markdown=markdown, summary=summary, figure=figure)

@@ -1,0 +1,361 @@
+"""The evaluation loop: sample, check the format, verify with Lean, give failures one fix turn, record everything.
+
+Each problem gets n first attempts. Every attempt is format-checked (kimina-format) and its final ``lean4`` block is
+verified (kimina-verify). With ``fix_turns=1``, each failed attempt that had code to verify gets one revision turn
+showing Lean's feedback. Records are appended to ``samples.jsonl`` as batches complete, so a killed run restarts where
+it stopped: attempts already graded are not redone, attempts left ``infra`` are graded again.
+
+Generation and verification overlap: while one batch of problems is verified, the next is generated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+import time
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, cast
+
+from kimina_format import FormatVerdict, check_format
+from kimina_format.prompts import TemplateName, build_fix_messages, build_messages
+from kimina_verify.client import Verifier, VerifyItem
+from kimina_verify.feedback import render_feedback
+from kimina_verify.verdict import Verdict, VerdictKind
+
+from kimina_eval.config import SAMPLES_FILE, RunConfig, check_resumable, load_config, save_config
+from kimina_eval.dataset import Problem, load_problems
+from kimina_eval.engines.base import Engine, Messages
+from kimina_eval.store import NO_PROOF, SampleRecord, SampleWriter, latest, load_records
+
+logger = logging.getLogger(__name__)
+
+
+class VerificationUnavailable(RuntimeError):
+    """The verification server cannot be reached, so no attempt can be graded."""
+
+
+class VerifierLike(Protocol):
+    """What the runner needs from a verifier: `kimina_verify.Verifier` has it."""
+
+    async def verify(self, items: Sequence[str | VerifyItem]) -> list[Verdict]:
+        """Return one verdict per item, in order; server trouble comes back as ``infra`` verdicts."""
+        ...
+
+
+class ProgressSink(Protocol):
+    """Receives the run's progress after each batch of records is written."""
+
+    def update(self, progress: RunProgress) -> None:
+        """Show the new state of the run."""
+        ...
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    """Where a run stands.
+
+    Attributes:
+        total: First attempts the run needs (problems x n).
+        done: First attempts graded so far (resumed ones included).
+        solved: Problems with a valid first attempt.
+        solved_with_fix: Problems with a valid first attempt or fix turn.
+        problems: Problems in the run.
+        infra: Attempts still ungraded after retries (they are retried on the next resume).
+    """
+
+    total: int
+    done: int
+    solved: int
+    solved_with_fix: int
+    problems: int
+    infra: int
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How the runner works, as opposed to what it measures (these may change between resumes).
+
+    Attributes:
+        batch_problems: Problems generated together; also the unit written to disk.
+        infra_retries: Rounds of re-verification for attempts still ``infra`` after the verifier's own retries.
+        retry_delay_s: Wait before the first such round; doubles each round.
+    """
+
+    batch_problems: int = 8
+    infra_retries: int = 2
+    retry_delay_s: float = 10.0
+
+
+@dataclass
+class _Attempt:
+    problem: Problem
+    sample: int
+    turn: int
+    completion: str
+    generate_s: float
+
+
+class Runner:
+    """Runs one evaluation into a directory; see `run_eval` for the one-call version.
+
+    Args:
+        config: What to evaluate.
+        engine: The sampling engine.
+        verifier: The Lean verifier client.
+        out_dir: Run directory (``run.json``, ``samples.jsonl``).
+        options: Batching and retry behaviour.
+        progress: Receives progress after every write.
+    """
+
+    def __init__(
+        self,
+        config: RunConfig,
+        engine: Engine,
+        verifier: VerifierLike,
+        out_dir: str | os.PathLike[str],
+        *,
+        options: RunOptions = RunOptions(),
+        progress: ProgressSink | None = None,
+    ) -> None:
+        self.config = config
+        self.engine = engine
+        self.verifier = verifier
+        self.out_dir = Path(out_dir)
+        self.options = options
+        self.progress = progress
+        self.problems = load_problems(config.dataset, config.split, limit=config.limit, rectified=config.rectified)
+        self._done: dict[tuple[str, int, int], SampleRecord] = {}
+        # Attempts whose verification failed for infrastructure reasons: their completions are verified again.
+        self._infra: dict[tuple[str, int, int], SampleRecord] = {}
+        self._engine_lock = asyncio.Lock()
+
+    async def run(self) -> RunProgress:
+        """Run (or resume) the evaluation and return its final progress.
+
+        Raises:
+            ConfigError: If ``out_dir`` holds a run with different settings.
+        """
+        saved = load_config(self.out_dir)
+        if saved is not None:
+            check_resumable(saved, self.config)
+        save_config(self.out_dir, self.config)
+        records, corrupt = load_records(self.out_dir / SAMPLES_FILE)
+        if corrupt:
+            logger.warning("%d corrupt lines in %s were skipped", len(corrupt), self.out_dir / SAMPLES_FILE)
+        for key, record in latest(records).items():
+            if record.correct is None:
+                self._infra[key] = record
+            else:
+                self._done[key] = record
+        if self._done:
+            logger.info("resuming %s with %d graded attempts", self.out_dir, len(self._done))
+        self._report()
+        size = self.options.batch_problems
+        batches = [self.problems[i : i + size] for i in range(0, len(self.problems), size)]
+        # Two batches in flight: one generating while the other is verified.
+        gate = asyncio.Semaphore(2)
+        with SampleWriter(self.out_dir / SAMPLES_FILE) as writer:
+
+            async def process(batch: list[Problem]) -> None:
+                async with gate:
+                    await self._first_turns(batch, writer)
+                    if self.config.fix_turns:
+                        await self._fix_turns(batch, writer)
+
+            await asyncio.gather(*(process(batch) for batch in batches))
+        return self._report()
+
+    async def _generate(self, prompts: list[Messages], n: int, key: str) -> tuple[list[list[str]], float]:
+        sampling = self.config.sampling
+        if sampling.seed is not None:
+            # A fixed seed on every call would repeat the same draws for resumed or extra samples.
+            derived = zlib.crc32(f"{sampling.seed}:{key}".encode())
+            sampling = dataclasses.replace(sampling, seed=derived)
+        async with self._engine_lock:
+            start = time.perf_counter()
+            outputs = await asyncio.to_thread(self.engine.generate, prompts, n, sampling)
+            elapsed = time.perf_counter() - start
+        if len(outputs) != len(prompts) or any(len(o) != n for o in outputs):
+            raise RuntimeError(f"the engine returned {[len(o) for o in outputs]} completions, expected {n} each")
+        return outputs, elapsed / max(1, len(prompts) * n)
+
+    def _prompt(self, problem: Problem) -> Messages:
+        template = cast(TemplateName, self.config.template)
+        return build_messages(problem.formal_statement, problem.informal, template=template)
+
+    def _regrade(self, batch: list[Problem], turn: int) -> list[_Attempt]:
+        """Attempts of this batch left ungraded by infrastructure failures: verify their completions again."""
+        by_name = {p.name: p for p in batch}
+        return [
+            _Attempt(by_name[r.problem], r.sample, r.turn, r.completion, r.generate_s)
+            for r in self._infra.values()
+            if r.problem in by_name and r.turn == turn and r.sample < self.config.n
+        ]
+
+    async def _first_turns(self, batch: list[Problem], writer: SampleWriter) -> None:
+        attempts = self._regrade(batch, 0)
+        missing: dict[int, list[tuple[Problem, list[int]]]] = {}
+        for problem in batch:
+            todo = [
+                i
+                for i in range(self.config.n)
+                if (problem.name, i, 0) not in self._done and (problem.name, i, 0) not in self._infra
+            ]
+            if todo:
+                missing.setdefault(len(todo), []).append((problem, todo))
+        for count, group in missing.items():
+            key = f"{group[0][0].name}:{group[0][1][0]}:0"
+            outputs, per_sample = await self._generate([self._prompt(p) for p, _ in group], count, key)
+            for (problem, indices), completions in zip(group, outputs, strict=True):
+                attempts += [_Attempt(problem, i, 0, c, per_sample) for i, c in zip(indices, completions, strict=True)]
+        if attempts:
+            writer.write(await self._grade(attempts))
+            self._report()
+
+    async def _fix_turns(self, batch: list[Problem], writer: SampleWriter) -> None:
+        todo = [
+            first
+            for problem in batch
+            for i in range(self.config.n)
+            if (first := self._done.get((problem.name, i, 0))) is not None
+            and first.correct is False
+            and first.code is not None
+            and first.feedback
+            and (problem.name, i, 1) not in self._done
+        ]
+        if not todo:
+            return
+        by_name = {p.name: p for p in batch}
+        prompts = [build_fix_messages(self._prompt(by_name[r.problem]), r.completion, r.feedback or "") for r in todo]
+        outputs, per_sample = await self._generate(prompts, 1, f"{todo[0].problem}:{todo[0].sample}:1")
+        attempts = [
+            _Attempt(by_name[r.problem], r.sample, 1, out[0], per_sample) for r, out in zip(todo, outputs, strict=True)
+        ]
+        writer.write(await self._grade(attempts))
+        self._report()
+
+    async def _grade(self, attempts: list[_Attempt]) -> list[SampleRecord]:
+        """Format-check and verify attempts; attempts without code are recorded as ``no_proof`` without Lean."""
+        checks = [check_format(a.completion, formal_statement=a.problem.formal_statement) for a in attempts]
+        codes = [check.completion.code for check in checks]
+        to_verify = [i for i, code in enumerate(codes) if code is not None]
+        items = [VerifyItem(codes[i] or "", attempts[i].problem.formal_statement) for i in to_verify]
+        verdicts, tries = await self._verify(items)
+        graded = dict(zip(to_verify, zip(verdicts, tries, strict=True), strict=True))
+        records = [
+            self._record(attempt, check, *graded.get(i, (None, 0)))
+            for i, (attempt, check) in enumerate(zip(attempts, checks, strict=True))
+        ]
+        for record in records:
+            if record.correct is None:
+                self._infra[record.key] = record
+            else:
+                self._infra.pop(record.key, None)
+                self._done[record.key] = record
+        return records
+
+    @staticmethod
+    def _record(attempt: _Attempt, check: FormatVerdict, verdict: Verdict | None, tries: int) -> SampleRecord:
+        code = check.completion.code
+        # Stored with the attempt so that its fix turn, now or after a resume, is prompted with exactly this text.
+        feedback = (render_feedback(code, verdict) or None) if verdict is not None and code is not None else None
+        return SampleRecord(
+            problem=attempt.problem.name,
+            sample=attempt.sample,
+            turn=attempt.turn,
+            correct=False if verdict is None else (None if verdict.is_infra else verdict.ok),
+            verdict=NO_PROOF if verdict is None else verdict.kind.value,
+            completion=attempt.completion,
+            code=code,
+            format_ok=check.ok,
+            format_violations=tuple(str(c.value) for c in check.codes),
+            feedback=feedback,
+            detail=(verdict.detail or None) if verdict is not None else None,
+            generate_s=attempt.generate_s,
+            verify_s=(verdict.time_s or 0.0) if verdict is not None else 0.0,
+            verify_attempts=tries,
+            cached=verdict.cached if verdict is not None else False,
+        )
+
+    async def _verify(self, items: list[VerifyItem]) -> tuple[list[Verdict], list[int]]:
+        """Verify, then re-verify what is still ``infra`` in a few spaced rounds."""
+        if not items:
+            return [], []
+        verdicts = list(await self.verifier.verify(items))
+        tries = [1] * len(items)
+        delay = self.options.retry_delay_s
+        for _ in range(self.options.infra_retries):
+            again = [i for i, v in enumerate(verdicts) if v.kind is VerdictKind.INFRA]
+            if not again:
+                break
+            logger.warning("%d attempts hit infrastructure failures; retrying in %.0f s", len(again), delay)
+            await asyncio.sleep(delay)
+            delay *= 2
+            for i, verdict in zip(again, await self.verifier.verify([items[i] for i in again]), strict=True):
+                verdicts[i] = verdict
+                tries[i] += 1
+        return verdicts, tries
+
+    def _report(self) -> RunProgress:
+        names = {p.name for p in self.problems}
+        first = [r for r in self._done.values() if r.turn == 0 and r.problem in names]
+        solved = {r.problem for r in first if r.correct}
+        solved_with_fix = solved | {r.problem for r in self._done.values() if r.turn == 1 and r.correct}
+        progress = RunProgress(
+            total=len(self.problems) * self.config.n,
+            done=sum(r.sample < self.config.n for r in first),
+            solved=len(solved),
+            solved_with_fix=len(solved_with_fix & names),
+            problems=len(self.problems),
+            infra=sum(key[0] in names for key in self._infra),
+        )
+        if self.progress is not None:
+            self.progress.update(progress)
+        return progress
+
+
+def run_eval(
+    config: RunConfig,
+    engine: Engine,
+    out_dir: str | os.PathLike[str],
+    *,
+    url: str | None = None,
+    api_key: str | None = None,
+    options: RunOptions = RunOptions(),
+    progress: ProgressSink | None = None,
+    **verifier_options: object,
+) -> RunProgress:
+    """Run or resume an evaluation, verifying against the server at ``url`` (default ``$LEAN_SERVER_API_URL``).
+
+    Args:
+        config: What to evaluate.
+        engine: The sampling engine (see `kimina_eval.make_engine`).
+        out_dir: Run directory; an existing run with the same settings is resumed.
+        url: Verification server URL.
+        api_key: Verification server API key.
+        options: Batching and retry behaviour.
+        progress: Receives progress after every write.
+        **verifier_options: Passed to `kimina_verify.Verifier` (``timeout``, ``cache``, ``max_concurrency``...).
+
+    Returns:
+        The final progress.
+
+    Raises:
+        VerificationUnavailable: If the verification server does not answer ``/health``.
+    """
+
+    async def main() -> RunProgress:
+        async with Verifier(url, api_key, **verifier_options) as verifier:  # type: ignore[arg-type]
+            try:
+                await verifier.health()
+            except Exception as error:
+                raise VerificationUnavailable(f"no verification server at {verifier.url}: {error}") from error
+            runner = Runner(config, engine, verifier, out_dir, options=options, progress=progress)
+            return await runner.run()
+
+    return asyncio.run(main())

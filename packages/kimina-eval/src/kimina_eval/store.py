@@ -1,0 +1,194 @@
+"""The run's record: one JSON line per graded attempt in ``samples.jsonl``, appended as each completes.
+
+Reading is forgiving: a corrupt line (a run killed mid-write, a hand edit) is skipped with a warning and counted, and
+when an attempt appears twice (an infra failure graded again on resume) the last line wins.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+logger = logging.getLogger(__name__)
+
+NO_PROOF = "no_proof"
+"""Verdict of a completion without a final ``lean4`` block: nothing to verify, counted as wrong."""
+
+
+@dataclass(frozen=True)
+class SampleRecord:
+    """One graded attempt.
+
+    Attributes:
+        problem: Problem name.
+        sample: Index of the sample among the problem's n (a fix turn shares its first attempt's index).
+        turn: 0 for a first attempt, 1 for its error-fix turn.
+        correct: Whether Lean accepted the proof; None when infrastructure failed and the attempt is ungraded.
+        verdict: A kimina-verify verdict kind (valid, sorry, lean_error, integrity, timeout, infra) or ``no_proof``.
+        completion: The model's text, thinking included.
+        code: The final ``lean4`` block that was verified, or None.
+        format_ok: Whether kimina-format found no violation (recorded, not required for ``correct``).
+        format_violations: Codes of the format violations.
+        feedback: Lean's feedback on this attempt as a fix turn shows it (failed attempts with code only); the fix
+            turn of sample i answers the feedback of its first attempt.
+        detail: The verifier's short explanation (first error, integrity rule, infra cause), if any.
+        generate_s: Generation time, the batch's wall time shared evenly among its completions.
+        verify_s: Lean time as the verifier reported it.
+        verify_attempts: Verification attempts, retries after infrastructure failures included.
+        cached: Whether the verdict came from the verifier's cache.
+    """
+
+    problem: str
+    sample: int
+    turn: int
+    correct: bool | None
+    verdict: str
+    completion: str
+    code: str | None = None
+    format_ok: bool = False
+    format_violations: tuple[str, ...] = ()
+    feedback: str | None = None
+    detail: str | None = None
+    generate_s: float = 0.0
+    verify_s: float = 0.0
+    verify_attempts: int = 1
+    cached: bool = False
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        """``(problem, sample, turn)``: what identifies an attempt across resumes."""
+        return (self.problem, self.sample, self.turn)
+
+    def to_json(self) -> str:
+        """Serialise as one JSON line (without the newline)."""
+        return json.dumps(dataclasses.asdict(self), ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> SampleRecord:
+        """Build a record from a parsed line; unknown keys are ignored so newer files still load.
+
+        Raises:
+            ValueError: If a required field is missing or has the wrong type.
+        """
+        names = {f.name for f in dataclasses.fields(cls)}
+        try:
+            record = cls(**{k: v for k, v in row.items() if k in names})
+        except TypeError as error:
+            raise ValueError(str(error)) from None
+        if not isinstance(record.problem, str) or not isinstance(record.sample, int) or record.turn not in (0, 1):
+            raise ValueError("problem, sample or turn has the wrong type")
+        if record.correct not in (True, False, None):
+            raise ValueError(f"correct must be true, false or null, got {record.correct!r}")
+        return dataclasses.replace(record, format_violations=tuple(record.format_violations))
+
+
+@dataclass
+class JsonlRows:
+    """Rows read from a JSON Lines file, with the lines that could not be read.
+
+    Attributes:
+        rows: Parsed JSON objects, in file order.
+        line_numbers: The 1-based line number of each row.
+        skipped: 1-based numbers of the lines that were skipped (not JSON, or not an object).
+    """
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    line_numbers: list[int] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> JsonlRows:
+    """Read a JSON Lines file, skipping (with a warning) the lines that are not JSON objects.
+
+    Raises:
+        FileNotFoundError: If the file does not exist.
+    """
+    out = JsonlRows()
+    with Path(path).open(encoding="utf-8", errors="replace") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                row, reason = None, f"not JSON ({error.msg})"
+            else:
+                reason = "not a JSON object"
+            if isinstance(row, dict):
+                out.rows.append(row)
+                out.line_numbers.append(number)
+            else:
+                logger.warning("%s:%d: skipped, %s", path, number, reason)
+                out.skipped.append(number)
+    return out
+
+
+def latest(records: Iterable[SampleRecord]) -> dict[tuple[str, int, int], SampleRecord]:
+    """Keep the last record of each attempt, keyed by `SampleRecord.key`, in order of first appearance."""
+    out: dict[tuple[str, int, int], SampleRecord] = {}
+    for record in records:
+        out[record.key] = record
+    return out
+
+
+def load_records(path: str | os.PathLike[str]) -> tuple[list[SampleRecord], list[int]]:
+    """Load the records of ``samples.jsonl``; a missing file is an empty run.
+
+    Returns:
+        The records in file order, and the numbers of the lines skipped as corrupt.
+    """
+    if not Path(path).exists():
+        return [], []
+    read = read_jsonl(path)
+    records: list[SampleRecord] = []
+    skipped = list(read.skipped)
+    for number, row in zip(read.line_numbers, read.rows, strict=True):
+        try:
+            records.append(SampleRecord.from_dict(row))
+        except ValueError as error:
+            logger.warning("%s:%d: skipped, not a sample record (%s)", path, number, error)
+            skipped.append(number)
+    return records, sorted(skipped)
+
+
+class SampleWriter:
+    """Appends records to ``samples.jsonl``, flushed line by line so a killed run loses at most the line in flight."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # A run killed mid-line leaves a fragment: start on a fresh line so it stays one corrupt line, not two.
+        needs_newline = self.path.exists() and self.path.stat().st_size > 0 and not _ends_with_newline(self.path)
+        self._file: TextIO = self.path.open("a", encoding="utf-8")
+        if needs_newline:
+            self._file.write("\n")
+
+    def write(self, records: Iterable[SampleRecord]) -> None:
+        """Append records and flush them to the operating system."""
+        for record in records:
+            self._file.write(record.to_json() + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        """Flush to disk and close the file."""
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+
+    def __enter__(self) -> SampleWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"

@@ -1,0 +1,116 @@
+"""Summarise a run directory: scores with intervals, a per-family breakdown, and the health of the record."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kimina_eval.config import SAMPLES_FILE, RunConfig, load_config
+from kimina_eval.dataset import FAMILY_NAMES, family_of
+from kimina_eval.metrics import default_ks
+from kimina_eval.scoring import ProblemOutcome, Scores, outcomes_from_rows, score
+from kimina_eval.store import SampleRecord, latest, load_records
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """Everything a report shows about one run.
+
+    Attributes:
+        name: Label of the run (the model's name unless the run set another).
+        directory: The run directory.
+        config: The run's settings, or None for a directory without ``run.json``.
+        n: Samples per problem the run asked for (or the most any problem has).
+        with_fix: Whether the run had an error-fix turn.
+        scores: Pass@k, pass@k with error fixing and best@k for k = 1, 2, 4, ..., n.
+        families: Family -> scores at k = 1 and k = n, for the families present.
+        corrupt_lines: Lines of ``samples.jsonl`` skipped as corrupt.
+        format_ok: Share of first attempts that passed the format check.
+        incomplete: Problems with fewer than n graded first attempts.
+    """
+
+    name: str
+    directory: Path
+    config: RunConfig | None
+    n: int
+    with_fix: bool
+    scores: Scores
+    families: dict[str, Scores] = field(default_factory=dict)
+    corrupt_lines: list[int] = field(default_factory=list)
+    format_ok: float | None = None
+    incomplete: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the summary as a JSON-ready dict."""
+        return {
+            "name": self.name,
+            "directory": str(self.directory),
+            "config": self.config.to_dict() if self.config else None,
+            "n": self.n,
+            "with_fix": self.with_fix,
+            "scores": self.scores.as_dict(),
+            "families": {family: scores.as_dict() for family, scores in self.families.items()},
+            "corrupt_lines": len(self.corrupt_lines),
+            "format_ok": self.format_ok,
+            "incomplete_problems": self.incomplete,
+        }
+
+
+def summarize(directory: str | os.PathLike[str], *, confidence: float = 0.95, seed: int = 0) -> RunSummary:
+    """Read a run directory (``run.json`` and ``samples.jsonl``) and score it.
+
+    Args:
+        directory: A directory written by ``kimina-eval run``.
+        confidence: Coverage of the bootstrap intervals.
+        seed: Seed of the bootstrap.
+
+    Returns:
+        The `RunSummary`.
+
+    Raises:
+        FileNotFoundError: If the directory has no ``samples.jsonl``.
+        ValueError: If it holds no graded sample.
+    """
+    folder = Path(directory)
+    path = folder / SAMPLES_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: is {folder} a run directory?")
+    config = load_config(folder)
+    records, corrupt = load_records(path)
+    attempts = list(latest(records).values())
+    outcomes = outcomes_from_rows({"problem": r.problem, "correct": r.correct, "turn": r.turn} for r in attempts)
+    if not any(o.samples for o in outcomes):
+        infra = sum(o.infra for o in outcomes)
+        why = f" ({infra} attempts failed for infrastructure reasons: resume the run)" if infra else ""
+        raise ValueError(f"{path} holds no graded sample{why}")
+    n = config.n if config else max(o.samples for o in outcomes)
+    with_fix = bool(config.fix_turns) if config else any(r.turn > 0 for r in attempts)
+    ks = default_ks(n)
+    by_family: dict[str, list[ProblemOutcome]] = {}
+    for outcome in outcomes:
+        by_family.setdefault(family_of(outcome.problem), []).append(outcome)
+    order = [*FAMILY_NAMES, "other"]
+    families = {
+        family: score(by_family[family], sorted({1, n}), with_fix=with_fix, confidence=confidence, seed=seed)
+        for family in order
+        if family in by_family
+    }
+    return RunSummary(
+        name=config.name if config else folder.name,
+        directory=folder,
+        config=config,
+        n=n,
+        with_fix=with_fix,
+        scores=score(outcomes, ks, with_fix=with_fix, confidence=confidence, seed=seed),
+        families=families,
+        corrupt_lines=corrupt,
+        format_ok=_format_ok_rate(attempts),
+        incomplete=sum(o.samples < n for o in outcomes),
+    )
+
+
+def _format_ok_rate(attempts: list[SampleRecord]) -> float | None:
+    first = [r for r in attempts if r.turn == 0]
+    return sum(r.format_ok for r in first) / len(first) if first else None

@@ -1,0 +1,190 @@
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kimina_eval import SamplingParams, make_engine
+from kimina_eval.config import ConfigError, RunConfig
+from kimina_eval.dataset import load_problems
+from kimina_eval.runner import RunOptions, RunProgress, VerificationUnavailable, run_eval
+from kimina_eval.store import load_records
+from kimina_eval.summary import summarize
+from kimina_eval.testing import ScriptedEngine
+
+FAST = RunOptions(batch_problems=2, infra_retries=1, retry_delay_s=0)
+VERIFIER = {"retries": 0, "timeout": 5}
+
+
+class Counting:
+    """An engine wrapper that counts the completions it is asked for."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine, self.completions = engine, 0
+
+    def generate(self, prompts: Any, n: int, sampling: SamplingParams) -> list[list[str]]:
+        self.completions += len(prompts) * n
+        return self.engine.generate(prompts, n, sampling)
+
+
+class Progress:
+    def __init__(self) -> None:
+        self.updates: list[RunProgress] = []
+
+    def update(self, progress: RunProgress) -> None:
+        self.updates.append(progress)
+
+
+def lines(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+
+
+def test_tiny_model_end_to_end_then_resume_without_redoing(tiny_model: Path, lean_server: Any, tmp_path: Path) -> None:
+    config = RunConfig(model=str(tiny_model), n=2, limit=5, fix_turns=1, sampling=SamplingParams(max_tokens=16, seed=0))
+    engine = Counting(make_engine("transformers", str(tiny_model), device="cpu"))
+    progress = Progress()
+    final = run_eval(config, engine, tmp_path, url=lean_server.url, options=FAST, progress=progress, **VERIFIER)
+    assert engine.completions == 10
+    assert (final.total, final.done, final.problems) == (10, 10, 5)
+    assert progress.updates[0].done == 0 and progress.updates[-1] == final
+    rows = lines(tmp_path)
+    assert {(r["problem"], r["sample"], r["turn"]) for r in rows} == {
+        (p.name, i, 0) for p in load_problems(limit=5) for i in range(2)
+    }
+    # A random model writes no lean4 block: nothing to verify, nothing to fix, and never an infra failure.
+    assert all(r["verdict"] == "no_proof" and r["correct"] is False and not r["format_ok"] for r in rows)
+    assert lean_server.checks == []
+    assert json.loads((tmp_path / "run.json").read_text())["n"] == 2
+
+    # Same settings again: everything is graded already.
+    again = run_eval(config, engine, tmp_path, url=lean_server.url, options=FAST, **VERIFIER)
+    assert engine.completions == 10 and again == final
+    # More samples per problem: only the new ones are generated.
+    bigger = RunConfig(**{**config.__dict__, "n": 3})
+    run_eval(bigger, engine, tmp_path, url=lean_server.url, options=FAST, **VERIFIER)
+    assert engine.completions == 15
+    assert len(lines(tmp_path)) == 15
+
+
+def real_completions(data_dir: Path) -> dict[str, str]:
+    rows = [json.loads(line) for line in (data_dir / "kimina_completions.jsonl").open()]
+    return {r["name"]: r["completion"] for r in rows}
+
+
+def broken(completion: str, how: str) -> str:
+    """Damage the final lean4 block: an error the stand-in reports, or a `sorry`."""
+    head, fence, code = completion.rpartition("```lean4\n")
+    body, close, tail = code.rpartition("```")
+    if how == "error":
+        body = body.rstrip("\n") + "\n  -- sim: error unknown identifier 'foo'\n"
+    else:
+        body = re.sub(r":= by.*", ":= by\n  sorry\n", body, count=1, flags=re.DOTALL)
+    return head + fence + body + close + tail
+
+
+def scripted(data_dir: Path) -> tuple[ScriptedEngine, list[str]]:
+    """Five problems with real, Lean-accepted completions; samples: 0 valid, 1 error, 2 no code, 3 sorry."""
+    completions = real_completions(data_dir)
+    problems = [p for p in load_problems(split="test") if p.name in completions][:5]
+
+    def reply(messages: list[dict[str, str]], i: int) -> str:
+        name = next(p.name for p in problems if p.formal_statement in messages[1]["content"])
+        real = completions[name]
+        if messages[-1]["role"] == "user" and len(messages) > 2:  # the fix turn: answer with the real proof
+            return real if name != problems[4].name else broken(real, "error")
+        return [real, broken(real, "error"), "<think>no idea</think>", broken(real, "sorry")][i]
+
+    return ScriptedEngine(reply), [p.name for p in problems]
+
+
+def test_verified_and_fix_paths_with_real_completions(data_dir: Path, lean_server: Any, tmp_path: Path) -> None:
+    engine, names = scripted(data_dir)
+    dataset = tmp_path / "five.jsonl"
+    rows = [json.loads(line) for line in (data_dir / "minif2f.jsonl").open()]
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows if r["name"] in names and r["split"] == "test"))
+    config = RunConfig(model="scripted", dataset=str(dataset), n=4, fix_turns=1)
+    out = tmp_path / "run"
+    final = run_eval(config, engine, out, url=lean_server.url, options=FAST, **VERIFIER)
+    assert (final.solved, final.solved_with_fix, final.infra) == (5, 5, 0)
+
+    by_key = {(r["problem"], r["sample"], r["turn"]): r for r in lines(out)}
+    for name in names:
+        assert by_key[name, 0, 0]["verdict"] == "valid" and by_key[name, 0, 0]["correct"] is True
+        assert by_key[name, 1, 0]["verdict"] == "lean_error"
+        assert "unknown identifier 'foo'" in by_key[name, 1, 0]["feedback"]
+        assert by_key[name, 2, 0]["verdict"] == "no_proof" and (name, 2, 1) not in by_key
+        assert by_key[name, 3, 0]["verdict"] in {"sorry", "integrity"} and by_key[name, 3, 0]["correct"] is False
+        assert (name, 0, 1) not in by_key  # a valid proof gets no fix turn
+    # Fix turns: the failed attempt as the assistant turn, then Lean's feedback on it.
+    fix_prompts = [p for prompts, n, _ in engine.calls for p in prompts if len(p) > 2]
+    assert len(fix_prompts) == 10
+    assert all(p[2]["role"] == "assistant" and "unknown identifier" in p[3]["content"] for p in fix_prompts[::2])
+    assert by_key[names[0], 1, 1]["correct"] is True and by_key[names[4], 1, 1]["correct"] is False
+
+    summary = summarize(out)
+    # 1 valid first attempt of 4 per problem; fixes rescue samples 1 and 3 (not for the last problem).
+    assert summary.scores.pass_at[1].value == pytest.approx(0.25)
+    assert summary.scores.pass_at_with_fix[1].value == pytest.approx((4 * 0.75 + 0.25) / 5)
+    assert summary.scores.pass_at[4].value == 1.0
+
+
+def test_infra_failures_are_retried_reported_and_regraded_on_resume(
+    data_dir: Path, lean_server: Any, tmp_path: Path
+) -> None:
+    config = RunConfig(model="scripted", n=1, limit=2, fix_turns=1)
+    completions = real_completions(data_dir)
+    first_two = [p.name for p in load_problems(limit=2)]
+    engine = ScriptedEngine(lambda m, i: completions.get(next(n for n in first_two if n in m[1]["content"]), "x"))
+    lean_server.fail_checks = 100
+    out = run_eval(config, engine, tmp_path, url=lean_server.url, options=FAST, **VERIFIER)
+    assert out.infra == 2 and out.done == 0 and out.solved == 0
+    records, _ = load_records(tmp_path / "samples.jsonl")
+    assert {r.verdict for r in records} == {"infra"} and all(r.correct is None for r in records)
+    assert all(r.verify_attempts == 2 for r in records)  # the first try and one retry round
+    with pytest.raises(ValueError, match="no graded sample .2 attempts failed for infrastructure"):
+        summarize(tmp_path)
+
+    lean_server.fail_checks = 0
+    calls = len(engine.calls)
+    resumed = run_eval(config, engine, tmp_path, url=lean_server.url, options=FAST, **VERIFIER)
+    assert resumed.infra == 0 and resumed.done == 2
+    assert len(engine.calls) == calls  # the same completions were verified again, not regenerated
+
+
+def test_missing_server_is_a_clear_error(tiny_model: Path, tmp_path: Path) -> None:
+    config = RunConfig(model="scripted", n=1, limit=1)
+    with pytest.raises(VerificationUnavailable, match="no verification server at http://127.0.0.1:9"):
+        run_eval(config, ScriptedEngine(lambda m, i: ""), tmp_path, url="http://127.0.0.1:9", **VERIFIER)
+
+
+def test_a_different_run_in_the_same_directory_is_refused(lean_server: Any, tmp_path: Path) -> None:
+    engine = ScriptedEngine(lambda m, i: "nothing")
+    run_eval(RunConfig(model="a", n=1, limit=1), engine, tmp_path, url=lean_server.url, **VERIFIER)
+    with pytest.raises(ConfigError, match="model='a'"):
+        run_eval(RunConfig(model="b", n=1, limit=1), engine, tmp_path, url=lean_server.url, **VERIFIER)
+
+
+def test_corrupt_line_is_skipped_counted_and_its_sample_redone(
+    lean_server: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine = Counting(ScriptedEngine(lambda m, i: "nothing"))
+    config = RunConfig(model="a", n=2, limit=1)
+    run_eval(config, engine, tmp_path, url=lean_server.url, **VERIFIER)
+    samples = tmp_path / "samples.jsonl"
+    first, second = samples.read_text().splitlines()
+    samples.write_text(first + "\n" + second[: len(second) // 2])  # killed in the middle of a line
+    assert summarize(tmp_path).corrupt_lines == [2]
+    assert "samples.jsonl:2: skipped" in caplog.text
+    run_eval(config, engine, tmp_path, url=lean_server.url, **VERIFIER)
+    assert engine.completions == 3
+    records, corrupt = load_records(samples)
+    assert len(records) == 2 and corrupt == [2]
+
+
+def test_unknown_split_and_template_are_refused() -> None:
+    from kimina_eval.dataset import DatasetError
+
+    with pytest.raises(DatasetError, match="unknown split 'train'"):
+        load_problems(split="train")
+    with pytest.raises(ConfigError, match="unknown template"):
+        RunConfig(model="m", template="chatml")
