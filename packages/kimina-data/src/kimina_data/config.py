@@ -1,0 +1,206 @@
+"""`BuildConfig`: every option of a promptset build, read from the `data:` section of a YAML recipe or from the CLI.
+
+The YAML keys are the CLI's long options with `_` for `-`, so a recipe reads like the command it replaces.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kimina_data.sources import SourceSpec
+from kimina_data.statement import DEFAULT_HEADER
+from kimina_data.steps.weighting import Weighting
+from kimina_data.variants.gemini import GeminiSettings
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the key and what is wrong."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuildConfig:
+    """Options of `build_promptset`.
+
+    Attributes:
+        sources: What to read (at least one).
+        out: Output folder: `train.parquet`, `val.parquet`, `stats.json`, `win_rates.png`, `rejected.jsonl`.
+        max_win_rate: Problems solved more often than this are dropped.
+        keep_missing_win_rate: Keep problems without a win rate.
+        dedup: De-duplicate by normalised statement.
+        variants: Gemini variants asked per problem; 0 turns the step off.
+        max_calls: Most Gemini calls in one run (answers already cached do not count).
+        concurrency: Gemini calls in flight at once.
+        variants_cache: The answer cache; defaults to `out / "gemini_cache.sqlite"`.
+        gemini: Model, rate limit, retries and prices of the Gemini calls.
+        verify_url: kimina-verify (or kimina-lean-server) URL for the variants' statement check; None skips the check
+            with a warning.
+        verify_api_key: API key for that server, if it needs one.
+        weighting: Copies per problem as a function of its win rate (train split only).
+        val_fraction: Share of problems (with their variants) held out for validation.
+        seed: Seed of the train/validation assignment.
+        default_header: Header for statements that come without imports.
+        rectified: For miniF2F, use the rectified statements where they exist.
+        cache_dir: The Hugging Face `datasets` cache folder (None: its default).
+    """
+
+    sources: tuple[SourceSpec, ...]
+    out: Path
+    max_win_rate: float = 0.5
+    keep_missing_win_rate: bool = True
+    dedup: bool = True
+    variants: int = 1
+    max_calls: int = 1000
+    concurrency: int = 4
+    variants_cache: Path | None = None
+    gemini: GeminiSettings = field(default_factory=GeminiSettings)
+    verify_url: str | None = None
+    verify_api_key: str | None = None
+    weighting: Weighting = field(default_factory=Weighting)
+    val_fraction: float = 0.02
+    seed: int = 0
+    default_header: str = DEFAULT_HEADER
+    rectified: bool = True
+    cache_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not self.sources:
+            raise ConfigError("no source: give at least one `--source` (or `sources:` in the config)")
+        checks = {
+            "max_win_rate": 0.0 <= self.max_win_rate <= 1.0,
+            "variants": self.variants >= 0,
+            "max_calls": self.max_calls >= 0,
+            "concurrency": self.concurrency >= 1,
+            "val_fraction": 0.0 <= self.val_fraction < 1.0,
+        }
+        for name, ok in checks.items():
+            if not ok:
+                raise ConfigError(f"{name} = {getattr(self, name)!r} is out of range")
+
+    @property
+    def cache_path(self) -> Path:
+        """Where Gemini answers are cached."""
+        return self.variants_cache or self.out / "gemini_cache.sqlite"
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> BuildConfig:
+        """Build a config from a recipe's `data:` section (keys as in the CLI, `-` or `_`).
+
+        `sources` (or `source`) is a path, hub id or `{path, kind, name, split}` mapping, or a list of them;
+        `gemini` and `weighting` are mappings of their own fields, `weighting.tiers` a list of `[max_win_rate,
+        copies]` pairs.
+
+        Raises:
+            ConfigError: An unknown key, a value of the wrong type, or a value out of range.
+        """
+        values = {str(k).replace("-", "_"): v for k, v in data.items()}
+        if "source" in values:
+            values["sources"] = values.pop("source")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ConfigError(f"unknown data option(s) {unknown}; known: {sorted(known)}")
+        kwargs: dict[str, Any] = {}
+        for name, value in values.items():
+            try:
+                kwargs[name] = _CONVERTERS.get(name, _same)(value)
+            except (TypeError, ValueError) as e:
+                raise ConfigError(f"data option {name}: {e}") from None
+        if "out" not in kwargs:
+            raise ConfigError("no output folder: give `--out` (or `out:` in the config)")
+        return cls(**kwargs)
+
+
+def load_data_section(path: Path) -> dict[str, Any]:
+    """The `data:` section of a YAML recipe.
+
+    Raises:
+        ConfigError: The file is missing, is not YAML, or has no `data:` mapping.
+    """
+    import yaml
+
+    try:
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}{where}: not valid YAML ({getattr(e, 'problem', e)})") from None
+    section = document.get("data") if isinstance(document, dict) else None
+    if not isinstance(section, dict):
+        raise ConfigError(f"{path}: no `data:` section")
+    return section
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _typed(kind: type, name: str) -> Callable[[Any], Any]:
+    def convert(value: Any) -> Any:
+        # YAML reads `1` as int where a float is wanted; accept that, but never a bool for a number.
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+            raise TypeError(f"expected {name}, got {value!r}")
+        return value
+
+    return convert
+
+
+def _optional(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: None if value is None else convert(value)
+
+
+def _sources(value: Any) -> tuple[SourceSpec, ...]:
+    items = value if isinstance(value, list | tuple) else [value]
+    return tuple(item if isinstance(item, SourceSpec) else SourceSpec.parse(item) for item in items)
+
+
+def _path(value: Any) -> Path:
+    if not isinstance(value, str | Path) or not str(value):
+        raise TypeError(f"expected a path, got {value!r}")
+    return Path(value).expanduser()
+
+
+def _gemini(value: Any) -> GeminiSettings:
+    if isinstance(value, GeminiSettings):
+        return value
+    if not isinstance(value, Mapping):
+        raise TypeError(f"expected a mapping of {[f.name for f in dataclasses.fields(GeminiSettings)]}")
+    return GeminiSettings(**{str(k).replace("-", "_"): v for k, v in value.items()})
+
+
+def _weighting(value: Any) -> Weighting:
+    if isinstance(value, Weighting):
+        return value
+    if not isinstance(value, Mapping) or set(value) - {"tiers", "default", "unknown"}:
+        raise TypeError("expected a mapping with `tiers` ([[max_win_rate, copies], ...]), `default`, `unknown`")
+    tiers = tuple((float(bound), int(copies)) for bound, copies in value.get("tiers", Weighting().tiers))
+    return Weighting(tiers, int(value.get("default", 1)), int(value.get("unknown", 1)))
+
+
+_CONVERTERS: dict[str, Callable[[Any], Any]] = {
+    "sources": _sources,
+    "out": _path,
+    "max_win_rate": _typed(float, "a number"),
+    "keep_missing_win_rate": _typed(bool, "true or false"),
+    "dedup": _typed(bool, "true or false"),
+    "variants": _typed(int, "an integer"),
+    "max_calls": _typed(int, "an integer"),
+    "concurrency": _typed(int, "an integer"),
+    "variants_cache": _optional(_path),
+    "gemini": _gemini,
+    "verify_url": _optional(_typed(str, "a URL")),
+    "verify_api_key": _optional(_typed(str, "a string")),
+    "weighting": _weighting,
+    "val_fraction": _typed(float, "a number"),
+    "seed": _typed(int, "an integer"),
+    "default_header": _typed(str, "a string"),
+    "rectified": _typed(bool, "true or false"),
+    "cache_dir": _optional(_path),
+}

@@ -1,0 +1,70 @@
+"""The miniF2F evaluation sets (valid and test) as verl parquet, from the shared miniF2F file or the hub."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kimina_data.schema import Rejection, write_rejections
+from kimina_data.sources import SourceError, SourceKind, SourceSpec, load_source
+from kimina_data.steps import normalise, to_verl, write_parquet
+
+SHARED_FILE = Path("shared") / "data" / "minif2f.jsonl"
+
+
+@dataclass(slots=True)
+class MiniF2FResult:
+    """Files written (by `data_source`, e.g. `minif2f-test`), their row counts, and rows turned away."""
+
+    files: dict[str, Path] = field(default_factory=dict)
+    rows: dict[str, int] = field(default_factory=dict)
+    rejections: list[Rejection] = field(default_factory=list)
+
+
+def default_minif2f_source(start: Path | None = None) -> Path:
+    """The shared miniF2F file: `$KIMINA_SHARED_DATA/minif2f.jsonl`, else the nearest `shared/data/minif2f.jsonl`.
+
+    The search starts in `start` (default: the current folder) and goes up through its parents.
+
+    Raises:
+        SourceError: Neither exists.
+    """
+    if env := os.environ.get("KIMINA_SHARED_DATA"):
+        path = Path(env) / "minif2f.jsonl"
+        if not path.is_file():
+            raise SourceError(f"KIMINA_SHARED_DATA is set but {path} does not exist")
+        return path
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / SHARED_FILE).is_file():
+            return folder / SHARED_FILE
+    raise SourceError(f"no {SHARED_FILE} here or above; pass --source or set KIMINA_SHARED_DATA")
+
+
+def build_minif2f(source: str | Path, out: Path, *, rectified: bool = True) -> MiniF2FResult:
+    """Write one parquet per miniF2F split found in `source` (`minif2f_valid.parquet`, `minif2f_test.parquet`).
+
+    Statements are normalised like the training set's and rows keep their order; nothing is filtered, de-duplicated
+    or weighted. Rows that fail the checks go to `rejected.jsonl` in `out`.
+
+    Args:
+        source: A local miniF2F file (the shared JSON Lines) or hub id (`AI-MO/minif2f_test`).
+        out: Output folder.
+        rectified: Use `formal_statement_rectified` where a row has one.
+    """
+    loaded = load_source(SourceSpec(str(source), kind=SourceKind.MINIF2F), rectified=rectified)
+    if not len(loaded.table):
+        raise SourceError(f"{source}: every row was rejected ({len(loaded.rejections)})")
+    table = normalise(loaded.table)
+    result = MiniF2FResult(rejections=loaded.rejections)
+    out.mkdir(parents=True, exist_ok=True)
+    labels = table.unique("data_source")
+    for label in sorted(labels):
+        part = table.filter(lambda ds, label=label: ds == label, input_columns="data_source", keep_in_memory=True)
+        path = out / f"{label.replace('-', '_')}.parquet"
+        result.files[label] = write_parquet(to_verl(part), path)
+        result.rows[label] = len(part)
+    if loaded.rejections:
+        write_rejections(loaded.rejections, out / "rejected.jsonl")
+    return result

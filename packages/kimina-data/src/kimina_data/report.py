@@ -1,0 +1,133 @@
+"""What a build did: rows in and out of each step per source, rejections, variant costs; as JSON and a histogram."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import datasets
+
+    from kimina_data.variants import VariantStats
+
+
+def count_by_source(table: datasets.Dataset) -> dict[str, int]:
+    """Rows per `data_source`, in order of first appearance."""
+    return dict(Counter(table["data_source"]))
+
+
+@dataclass(frozen=True, slots=True)
+class StepStats:
+    """Rows into and out of one step, in total and per source, and the time it took."""
+
+    name: str
+    rows_in: int
+    rows_out: int
+    by_source: dict[str, tuple[int, int]]
+    seconds: float
+
+    @classmethod
+    def measure(cls, name: str, before: dict[str, int], after: dict[str, int], seconds: float) -> StepStats:
+        """Stats from per-source counts before and after the step."""
+        sources = list(before) + [s for s in after if s not in before]
+        by_source = {s: (before.get(s, 0), after.get(s, 0)) for s in sources}
+        return cls(name, sum(before.values()), sum(after.values()), by_source, round(seconds, 3))
+
+
+@dataclass(slots=True)
+class CheckStats:
+    """The statement check of new variants: how many were checked, kept, and why others were dropped."""
+
+    skipped: str | None = None
+    checked: int = 0
+    kept: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Histogram:
+    """Counts of win rates in equal bins over [0, 1], plus the rows without one."""
+
+    edges: list[float]
+    counts: list[int]
+    missing: int
+
+    @classmethod
+    def of(cls, values: Iterable[float | None], bins: int = 20) -> Histogram:
+        """Bin `values`; a win rate of exactly 1 falls in the last bin."""
+        counts, missing = [0] * bins, 0
+        for value in values:
+            if value is None:
+                missing += 1
+            else:
+                counts[min(int(value * bins), bins - 1)] += 1
+        return cls([round(i / bins, 6) for i in range(bins + 1)], counts, missing)
+
+
+@dataclass(slots=True)
+class BuildReport:
+    """Everything `build_promptset` measured; `stats.json` is this object as JSON.
+
+    Attributes:
+        sources: Rows read per source (`data_source` label), before any check.
+        steps: One entry per step, in order.
+        rejected: Rows turned away, per `step:reason`; the rows themselves are in `rejected.jsonl`.
+        variants: The variants step's figures, when it ran.
+        statement_check: The statement check's figures, when variants were made.
+        win_rates: Histogram of the win rates of the loaded rows (before the filter).
+        outputs: Files written, by role (`train`, `val`, `stats`, `histogram`, `rejected`).
+        seconds: Wall time of the whole build.
+    """
+
+    sources: dict[str, int] = field(default_factory=dict)
+    steps: list[StepStats] = field(default_factory=list)
+    rejected: dict[str, int] = field(default_factory=dict)
+    variants: VariantStats | None = None
+    statement_check: CheckStats | None = None
+    win_rates: Histogram | None = None
+    outputs: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def rows_out(self) -> dict[str, int]:
+        """Rows written per output file role."""
+        return {step.name.removeprefix("write "): step.rows_out for step in self.steps if step.name.startswith("write")}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data."""
+        return asdict(self)
+
+    def write_json(self, path: Path) -> Path:
+        """Write the report to `path` as indented JSON."""
+        path.write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        return path
+
+
+def plot_win_rates(histogram: Histogram, path: Path, *, threshold: float | None = None) -> Path:
+    """Draw the win-rate histogram as a PNG, with the filter threshold as a dashed line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+    try:
+        widths = [b - a for a, b in zip(histogram.edges, histogram.edges[1:], strict=False)]
+        ax.bar(histogram.edges[:-1], histogram.counts, width=widths, align="edge", color="#4c72b0", edgecolor="white")
+        if threshold is not None:
+            ax.axvline(threshold, color="#c44e52", linestyle="--", label=f"max win rate {threshold:g}")
+            ax.legend()
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("historical win rate")
+        ax.set_ylabel("problems")
+        total = sum(histogram.counts)
+        ax.set_title(f"Win rates of {total:,} problems ({histogram.missing:,} without one, not shown)")
+        fig.tight_layout()
+        fig.savefig(path)
+    finally:
+        plt.close(fig)
+    return path

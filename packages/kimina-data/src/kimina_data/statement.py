@@ -1,0 +1,148 @@
+"""Lean 4 theorem statements as datasets carry them: split the header, check the shape, normalise, key for de-duplication.
+
+Pure Python on purpose: it runs once per row over ~100K rows, so it is a handful of regular expressions and one
+comment scanner, not a Lean parser.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+DEFAULT_HEADER = (
+    "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nopen BigOperators Real Nat Topology Rat\n\n"
+)
+"""The header Kimina-Prover and DeepSeek-Prover put before every statement; given to rows that come without one."""
+
+# A header line opens the file: imports, `open`/`set_option` commands (not their `... in` forms, which scope the
+# declaration that follows and so belong to the statement), blank lines and plain comments.
+_HEADER_LINE = re.compile(r"(import|open|set_option)\s(?!.*\bin\s*$)")
+_DECLARATION = re.compile(r"(?<![\w.'])(theorem|lemma|example)(?![\w.'])")
+_BY = re.compile(r":=\s*by(?![\w.'!?])")
+_SORRY = re.compile(r"(?<![\w.'])sorry(?![\w.'!?])")
+_NAME_AFTER_KEYWORD = re.compile(r"(?<![\w.'])(theorem|lemma)\s+[^\s:({\[⦃]+")
+# Whitespace matters only between two identifier characters (`a b` is not `ab`); next to a symbol it is layout.
+_SPACE_NEAR_SYMBOL = re.compile(r"\s+(?=[^\w\s'.!?])|(?<=[^\w\s'.!?])\s+")
+_SPACES = re.compile(r"\s+")
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+class StatementError(ValueError):
+    """A statement that cannot be used; `reason` is a stable code for reports, the message says why in words."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A theorem statement split in two: `header` (imports, `open`, `set_option`) and `body` (ends in `:= by`).
+
+    `header` is empty or ends in a blank line, so `header + body` is the text a prover is shown.
+    """
+
+    header: str
+    body: str
+
+    @property
+    def text(self) -> str:
+        """Header and body as one Lean file prefix, ready for a proof after `:= by`."""
+        return self.header + self.body
+
+
+def blank_comments(code: str) -> str:
+    """Return `code` with comments (`--`, nested `/- -/`, doc comments) replaced by spaces, newlines kept.
+
+    Positions in the result match positions in `code`, so a match found in the blanked text can be cut from the
+    original. String literals are skipped so that `"--"` inside one is not taken for a comment.
+    """
+    out = list(code)
+    i, n = 0, len(code)
+    while i < n:
+        c = code[i]
+        if c == '"':
+            i += 1
+            while i < n and code[i] != '"':
+                i += 2 if code[i] == "\\" else 1
+            i += 1
+        elif code.startswith("--", i):
+            end = code.find("\n", i)
+            end = n if end < 0 else end
+            out[i:end] = " " * (end - i)
+            i = end
+        elif code.startswith("/-", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if code.startswith("/-", j):
+                    depth, j = depth + 1, j + 2
+                elif code.startswith("-/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            out[i:j] = [ch if ch == "\n" else " " for ch in code[i:j]]
+            i = j
+        else:
+            i += 1
+    return "".join(out)
+
+
+def clean_text(text: str) -> str:
+    """Normalise layout only: no BOM, Unix line ends, no trailing spaces, at most one blank line in a row, stripped."""
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return _BLANK_RUNS.sub("\n\n", text).strip()
+
+
+def _header_length(code: str, blanked: str) -> int:
+    """Length of the leading header in `code` (`blanked` is the same text with comments blanked)."""
+    pos = 0
+    for line, line_blanked in zip(code.split("\n"), blanked.split("\n"), strict=True):
+        stripped = line_blanked.strip()
+        # A doc comment documents the declaration below it, so it starts the body.
+        if line.lstrip().startswith("/--") or (stripped and not _HEADER_LINE.match(stripped)):
+            break
+        pos += len(line) + 1
+    return min(pos, len(code))
+
+
+def parse_statement(text: str | None, *, default_header: str = DEFAULT_HEADER) -> Statement:
+    """Split and check a dataset statement: one or more declarations, the last one ending in `:= by`.
+
+    A lone `sorry` after the final `:= by` is a placeholder and is dropped; anything else there is a proof. A body
+    without a header gets `default_header`.
+
+    Raises:
+        StatementError: with reason `missing_statement`, `no_declaration`, `no_by`, `has_proof` or `misplaced_sorry`.
+    """
+    if text is None or not text.strip():
+        raise StatementError("missing_statement", "the formal statement is empty")
+    code = clean_text(text) + "\n"
+    blanked = blank_comments(code)
+    split = _header_length(code, blanked)
+    header, body, body_blanked = code[:split], code[split:], blanked[split:]
+    if not body_blanked.strip():
+        raise StatementError("missing_statement", "the formal statement has a header but no declaration")
+    if not _DECLARATION.search(body_blanked):
+        raise StatementError("no_declaration", "no `theorem`, `lemma` or `example` declaration")
+    last_by = max(_BY.finditer(body_blanked), key=lambda m: m.start(), default=None)
+    if last_by is None:
+        raise StatementError("no_by", "the statement does not end in `:= by`")
+    tail = body_blanked[last_by.end() :].strip()
+    if tail and tail != "sorry":
+        raise StatementError("has_proof", f"the statement already has a proof after `:= by`: {tail[:60]!r}")
+    if _SORRY.search(blanked[: split + last_by.start()]):
+        raise StatementError("misplaced_sorry", "`sorry` appears before the final `:= by`")
+    header = clean_text(header)
+    return Statement(
+        header=header + "\n\n" if header else default_header,
+        body=clean_text(body[: last_by.end()]),
+    )
+
+
+def statement_key(body: str) -> str:
+    """A key that is equal for statements that differ only in comments, layout or the theorem's name."""
+    code = blank_comments(body)
+    code = _NAME_AFTER_KEYWORD.sub(r"\1 _", code)
+    code = _SPACE_NEAR_SYMBOL.sub("", code)
+    return _SPACES.sub(" ", code).strip()

@@ -1,0 +1,95 @@
+"""Export step: the canonical table as verl's RL parquet (`data_source`, `prompt`, `ability`, `reward_model`, `extra_info`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kimina_format.prompts import build_messages
+
+if TYPE_CHECKING:
+    import datasets
+
+ABILITY = "theorem_proving"
+VERL_COLUMNS = ("data_source", "prompt", "ability", "reward_model", "extra_info")
+
+
+def verl_features() -> datasets.Features:
+    """Column types of the exported parquet; fixed so that an all-null field keeps its type."""
+    import datasets
+
+    string = datasets.Value("string")
+    return datasets.Features(
+        {
+            "data_source": string,
+            "prompt": datasets.List({"role": string, "content": string}),
+            "ability": string,
+            "reward_model": {"style": string, "ground_truth": string},
+            "extra_info": {
+                "index": datasets.Value("int64"),
+                "uid": string,
+                "header": string,
+                "formal_statement": string,
+                "informal_problem": string,
+                "source": string,
+                "win_rate": datasets.Value("float64"),
+                "variant_of": string,
+            },
+        }
+    )
+
+
+def to_verl(table: datasets.Dataset) -> datasets.Dataset:
+    """Map a normalised canonical table to verl rows.
+
+    `prompt` is the Kimina-Prover-RL chat (system + user) showing the informal problem and `header +
+    formal_statement`; `reward_model.ground_truth` is the statement alone (from the declaration to `:= by`), which
+    the reward checks the model's proof against; `extra_info` keeps the header, the texts, the source, the win rate
+    and the origin of a variant, and `index` is the row's position in the file.
+    """
+
+    def batch(rows: dict[str, list[Any]], indices: list[int]) -> dict[str, list[Any]]:
+        return {
+            "data_source": rows["data_source"],
+            "prompt": [
+                build_messages(header + statement, informal, template="rl")
+                for header, statement, informal in zip(
+                    rows["header"], rows["formal_statement"], rows["informal_problem"], strict=True
+                )
+            ],
+            "ability": [ABILITY] * len(indices),
+            "reward_model": [{"style": "rule", "ground_truth": s} for s in rows["formal_statement"]],
+            "extra_info": [
+                {
+                    "index": index,
+                    "uid": rows["uid"][k],
+                    "header": rows["header"][k],
+                    "formal_statement": rows["formal_statement"][k],
+                    "informal_problem": rows["informal_problem"][k],
+                    "source": rows["source"][k],
+                    "win_rate": rows["win_rate"][k],
+                    "variant_of": rows["variant_of"][k],
+                }
+                for k, index in enumerate(indices)
+            ],
+        }
+
+    return table.map(
+        batch,
+        batched=True,
+        with_indices=True,
+        remove_columns=table.column_names,
+        features=verl_features(),
+        keep_in_memory=True,
+        desc="export",
+    )
+
+
+def write_parquet(table: datasets.Dataset, path: Path) -> Path:
+    """Write `table` to `path` atomically: a crash leaves the old file or none, never half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    table.to_parquet(str(partial))
+    os.replace(partial, path)
+    return path

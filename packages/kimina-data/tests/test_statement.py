@@ -1,0 +1,80 @@
+import json
+from pathlib import Path
+
+import pytest
+from kimina_data.statement import DEFAULT_HEADER, StatementError, blank_comments, parse_statement, statement_key
+
+
+def test_every_minif2f_statement_splits_into_its_header_and_statement(minif2f_file: Path) -> None:
+    rows = [json.loads(line) for line in minif2f_file.read_text().splitlines()]
+    for row in rows:
+        parsed = parse_statement(row["header"] + row["formal_statement"])
+        assert parsed.header == row["header"]
+        assert parsed.body == row["formal_statement"].rstrip("\n")
+        assert parsed.body.endswith(":= by")
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("", "missing_statement"),
+        (None, "missing_statement"),
+        ("import Mathlib\nopen Real\n", "missing_statement"),
+        ("def f : ℕ := 3", "no_declaration"),
+        ("theorem t : 1 = 1 := rfl", "no_by"),
+        ("theorem t : 1 = 1 := by\n  rfl", "has_proof"),
+        ("theorem t : 1 = 1 := by sorry\n  rfl", "has_proof"),
+        ("theorem t (h : sorry) : True := by", "misplaced_sorry"),
+        ("def f : ℕ := sorry\ntheorem t : f = f := by", "misplaced_sorry"),
+    ],
+)
+def test_unusable_statements_are_rejected_with_a_stable_reason(text: str | None, reason: str) -> None:
+    with pytest.raises(StatementError) as error:
+        parse_statement(text)
+    assert error.value.reason == reason
+
+
+def test_a_lone_sorry_placeholder_is_dropped_wherever_it_sits() -> None:
+    for text in [
+        "theorem t : 1 = 1 := by sorry",
+        "theorem t : 1 = 1 := by\n  sorry\n",
+        "theorem t : 1 = 1 := by -- todo",
+    ]:
+        assert parse_statement(text).body == "theorem t : 1 = 1 := by"
+
+
+def test_words_that_contain_sorry_or_by_are_not_mistaken_for_them() -> None:
+    parsed = parse_statement("theorem t (h_sorry : True) (byx : ℕ) : byx = byx := by")
+    assert parsed.body.endswith(":= by")
+
+
+def test_a_statement_without_imports_gets_the_default_header() -> None:
+    assert parse_statement("theorem t : 1 = 1 := by").header == DEFAULT_HEADER
+
+
+def test_doc_comments_and_open_in_start_the_statement_but_plain_comments_stay_in_the_header() -> None:
+    parsed = parse_statement("/- licence -/\nimport Mathlib\nopen Real in\n/-- doc -/\ntheorem t : π > 0 := by")
+    assert parsed.header == "/- licence -/\nimport Mathlib\n\n"
+    assert parsed.body == "open Real in\n/-- doc -/\ntheorem t : π > 0 := by"
+
+
+def test_layout_is_normalised() -> None:
+    parsed = parse_statement("\ufeffimport Mathlib  \r\n\r\n\r\n\r\ntheorem t :\r\n  1 = 1 := by   \r\n")
+    assert parsed.header == "import Mathlib\n\n"
+    assert parsed.body == "theorem t :\n  1 = 1 := by"
+
+
+def test_parsing_is_idempotent() -> None:
+    first = parse_statement("import Mathlib\nopen Real\ntheorem t (x : ℝ) : x = x := by sorry")
+    assert parse_statement(first.text) == first
+
+
+def test_comment_markers_inside_strings_are_not_comments() -> None:
+    code = 'theorem t : "--" = "--" := by -- c'
+    assert blank_comments(code) == 'theorem t : "--" = "--" := by     '
+
+
+def test_statement_key_ignores_names_comments_and_layout_but_not_mathematics() -> None:
+    a = statement_key("theorem a (x : ℝ) (h : 2 * x = 4) : x = 2 := by")
+    assert a == statement_key("/-- doc -/\ntheorem b (x:ℝ)  (h : 2*x = 4) :\n  x = 2 := by -- note")
+    assert a != statement_key("theorem a (x : ℝ) (h : 2 * x = 6) : x = 3 := by")
