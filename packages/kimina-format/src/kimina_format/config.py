@@ -25,9 +25,13 @@ class FormatConfig:
             proof body's line count.
         max_proof_comment_density: Most comment share (of non-whitespace characters) in the final proof body.
         max_tactics_comment_density: Most comment share (of non-whitespace characters) over all tactic blocks.
+        comment_density_free_chars: Comments totalling at most this many non-whitespace characters never count as
+            too dense (one short remark on a one-line proof is fine).
         max_boilerplate_comments: Most boilerplate comments (empty, no letters, or a repeat of an earlier comment)
             in the final code and tactic blocks together.
         min_tactic_name_iou: Least IoU between the tactic names in the thinking and those in the final proof body.
+        min_tactic_name_coverage: Least share of the final proof body's tactic names that the thinking's tactic
+            blocks also use.
         soft_max_tokens: Length penalty is zero up to this many tokens, then grows linearly.
         max_tokens: Length penalty reaches 1 here; a longer response is a `too_long` violation.
         chars_per_token: Token estimate used when no tokenizer callback is given.
@@ -36,18 +40,20 @@ class FormatConfig:
     code_languages: tuple[str, ...] = ("lean4", "lean")
     think_open_optional: bool = False
     repetition_min_chars: int = 40
-    max_line_repeats: int | None = 10
+    max_line_repeats: int | None = 20
     min_tactic_blocks: int | None = 2
     min_tactic_block_lines: int | None = 1
-    max_tactic_block_lines_floor: int = 20
-    max_tactic_block_lines_ratio: float | None = 2.0
-    max_proof_comment_density: float | None = 0.5
+    max_tactic_block_lines_floor: int = 10
+    max_tactic_block_lines_ratio: float | None = 1.5
+    max_proof_comment_density: float | None = 0.75
     max_tactics_comment_density: float | None = 0.5
+    comment_density_free_chars: int = 80
     max_boilerplate_comments: int | None = 5
-    min_tactic_name_iou: float | None = 0.3
+    min_tactic_name_iou: float | None = 0.15
+    min_tactic_name_coverage: float | None = 0.5
     soft_max_tokens: int = 20_480
     max_tokens: int | None = 24_576
-    chars_per_token: float = 3.5
+    chars_per_token: float = 3.2
 
     def __post_init__(self) -> None:
         if self.max_tokens is not None and self.soft_max_tokens > self.max_tokens:

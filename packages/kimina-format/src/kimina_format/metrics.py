@@ -12,20 +12,28 @@ import string
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
-from kimina_format.lean_source import Comment, LeanParts, non_space_length, normalise_lean, split_lean
+from kimina_format.lean_source import Comment, non_space_length, split_lean
 from kimina_format.parsing import Completion
+from kimina_format.statement import statement_matches
 from kimina_format.tactics import iou, tactic_invocations, tactic_names
 
 # Near-duplicate key of a reasoning line: ASCII case folded, spaces and digits deleted. Working on bytes keeps it to
 # one C-level pass over the text, whatever its size.
 _KEY_TABLE = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
 _KEY_DELETE = b" \t0123456789"
-_HAS_WORD = re.compile(r"[^\W\d_]{2}")
-_TRAILING_PROOF = re.compile(r"(?:(?<![\w'.?!])(?:by|sorry)\s*)+$")
+_PUNCTUATION = re.compile(r"[^\w\s]+")
+_DIGITS = re.compile(r"\d+")
+# Comments that carry no information, after lower-casing and removing punctuation and numbers ("-- Step 2:").
+PLACEHOLDER_COMMENTS = frozenset(
+    {
+        "", "proof", "the proof", "proof here", "your proof here", "proof goes here", "add proof here", "todo",
+        "fixme", "done", "qed", "end", "step", "sorry", "placeholder", "fill in", "tactic", "tactics", "lean",
+        "lean4", "lean code", "code", "complete the proof", "finish the proof", "continue", "etc", "here",
+    }
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -43,7 +51,9 @@ class FormatMetrics:
         tactic_block_lines: Non-comment, non-blank lines of each tactic block.
         tactic_block_proof_lines: Proof lines (header and statement lines excluded) of each tactic block.
         proof_lines: Non-comment, non-blank lines of the final proof body (header and statement excluded).
+        proof_comment_chars: Non-whitespace characters of the comments in the final proof body.
         proof_comment_density: Share of the final proof body's non-whitespace characters that are comments.
+        tactics_comment_chars: Non-whitespace characters of the comments in the tactic blocks.
         tactics_comment_density: Share of the tactic blocks' non-whitespace characters that are comments.
         boilerplate_comments: Comments with no word in them, or repeating an earlier comment of the same block.
         tactic_name_iou: IoU of the tactic names in the tactic blocks and in the final proof body.
@@ -62,7 +72,9 @@ class FormatMetrics:
     tactic_block_lines: tuple[int, ...] = field(default=())
     tactic_block_proof_lines: tuple[int, ...] = field(default=())
     proof_lines: int = 0
+    proof_comment_chars: int = 0
     proof_comment_density: float = 0.0
+    tactics_comment_chars: int = 0
     tactics_comment_density: float = 0.0
     boilerplate_comments: int = 0
     tactic_name_iou: float = 0.0
@@ -100,34 +112,32 @@ def measure(
     code = completion.code
     final = split_lean(code) if code is not None else None
 
+    tactics_comment_chars = non_space_length("".join(c.text for b in blocks for c in b.comments))
     metrics: dict[str, Any] = {
         "chars": len(text),
         "tokens": tokens,
-        "thinking_chars": len(completion.thinking_span) if completion.thinking_span is not None else 0,
+        "thinking_chars": completion.thinking_span.size if completion.thinking_span is not None else 0,
         "code_chars": len(code) if code is not None else 0,
         "max_line_repeats": max_repeats,
         "duplicate_line_ratio": duplicate_ratio,
         "tactic_blocks": len(blocks),
-        "tactic_block_lines": tuple(_code_line_count(b) for b in blocks),
+        "tactic_block_lines": tuple(b.code_lines for b in blocks),
         "tactic_block_proof_lines": tuple(len(b.body) for b in blocks),
-        "tactics_comment_density": _density(
-            sum(non_space_length(c.text) for b in blocks for c in b.comments),
-            sum(non_space_length(b.code) for b in blocks),
-        ),
+        "tactics_comment_chars": tactics_comment_chars,
+        "tactics_comment_density": _density(tactics_comment_chars, non_space_length("".join(b.code for b in blocks))),
     }
     if final is None:
         return FormatMetrics(**metrics)
 
-    body_comments = final.body_comments
+    proof_comment_chars = non_space_length("".join(c.text for c in final.body_comments))
     think_body = [line for b in blocks for line in b.body]
     think_names, final_names = tactic_names(think_body), tactic_names(final.body)
     metrics.update(
         proof_lines=len(final.body),
-        proof_comment_density=_density(
-            sum(non_space_length(c.text) for c in body_comments),
-            sum(non_space_length(line) for line in final.body),
-        ),
-        boilerplate_comments=_boilerplate_count(body_comments) + sum(_boilerplate_count(b.comments) for b in blocks),
+        proof_comment_chars=proof_comment_chars,
+        proof_comment_density=_density(proof_comment_chars, non_space_length("".join(final.body))),
+        boilerplate_comments=_boilerplate_count(final.body_comments)
+        + sum(_boilerplate_count(b.comments) for b in blocks),
         tactic_name_iou=iou(think_names, final_names),
         tactic_line_iou=iou(tactic_invocations(think_body), tactic_invocations(final.body)),
         tactic_name_coverage=len(think_names & final_names) / len(final_names) if final_names else 1.0,
@@ -142,51 +152,17 @@ def line_repetition(reasoning: str, min_chars: int) -> tuple[int, float]:
     Two lines are near-duplicates when they are equal after ASCII case folding and deleting spaces and digits, so
     `Case n = 3: 9 > 8` and `case n=4: 16 > 15` match. Lines shorter than `min_chars` after that are ignored.
     """
-    keys = line_keys(reasoning)
-    long_keys = [k for k in keys if len(k) >= min_chars]
-    if not long_keys:
+    # Count every line first (in C), then look only at the distinct long ones.
+    long_counts = [n for key, n in Counter(line_keys(reasoning)).items() if len(key) >= min_chars]
+    if not long_counts:
         return 0, 0.0
-    counts = Counter(long_keys)
-    return max(counts.values()), 1.0 - len(counts) / len(long_keys)
+    total = sum(long_counts)
+    return max(long_counts), 1.0 - len(long_counts) / total
 
 
 def line_keys(text: str) -> list[bytes]:
     """Near-duplicate keys of each line of `text` (see `line_repetition`), in order."""
     return text.encode().translate(_KEY_TABLE, _KEY_DELETE).split(b"\n")
-
-
-@lru_cache(maxsize=1024)
-def statement_key(formal_statement: str) -> str | None:
-    """The normalised declarations of a formal statement, header and `by sorry` tail removed (None if it has none).
-
-    Everything from the first declaration on is kept, so a `def` the theorem relies on must stay unchanged too.
-    Cached, because RL checks many completions of the same statement.
-    """
-    parts = split_lean(formal_statement)
-    if not parts.statements:
-        return None
-    key = _TRAILING_PROOF.sub("", normalise_lean(parts.code[parts.declarations_start :]))
-    return key if key.endswith(":=") else normalise_lean(key + " :=")
-
-
-def statement_matches(final: LeanParts, formal_statement: str) -> bool:
-    """Whether the final code contains the formal statement's declarations unchanged (comments and spacing aside).
-
-    Declarations the model adds before it (helper lemmas) are allowed; `lemma` and `theorem` are interchangeable.
-    """
-    key = statement_key(formal_statement)
-    if key is None:
-        return True
-    code = normalise_lean(final.code)
-    start = code.find(key)
-    # The match must start a declaration, not end some longer name (`my_theorem foo` holds `theorem foo`).
-    while start > 0 and (code[start - 1].isalnum() or code[start - 1] in "_'.?!"):
-        start = code.find(key, start + 1)
-    return start != -1
-
-
-def _code_line_count(parts: LeanParts) -> int:
-    return sum(1 for line in parts.code.split("\n") if line.strip())
 
 
 def _density(comment_chars: int, code_chars: int) -> float:
@@ -195,12 +171,12 @@ def _density(comment_chars: int, code_chars: int) -> float:
 
 
 def _boilerplate_count(comments: Iterable[Comment]) -> int:
-    """Comments that say nothing (no word of two letters) or repeat an earlier comment of the same code."""
+    """Comments that say nothing: no letter or digit, a placeholder phrase, or a repeat of an earlier comment."""
     seen: set[str] = set()
     count = 0
     for comment in comments:
-        words = " ".join(comment.text.strip("-/! \t\n").lower().split())
-        if not _HAS_WORD.search(words) or words in seen:
+        words = " ".join(_PUNCTUATION.sub(" ", comment.text.lower()).split())
+        if not words or _DIGITS.sub("", words).strip() in PLACEHOLDER_COMMENTS or words in seen:
             count += 1
         seen.add(words)
     return count

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
@@ -23,34 +24,49 @@ _TICKS = re.compile("`+")
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     """A half-open range `[start, end)` of character offsets into `Completion.text`."""
 
     start: int
     end: int
 
-    def __len__(self) -> int:
+    @property
+    def size(self) -> int:
+        """Number of characters in the range."""
         return self.end - self.start
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """A fenced code block: its language (the fence's info word, lower-cased), its text and where it lies.
+
+    A named tuple rather than a dataclass because a long completion holds a hundred of them and creating a frozen
+    dataclass is several times slower.
 
     Attributes:
         language: First word of the opening fence's info string, lower-cased ("" for a bare fence).
         text: The lines between the fences (without the fences' own newlines).
-        span: From the start of the opening fence line to the end of the closing fence line.
-        body: Where `text` lies.
+        start: Offset of the opening fence line.
+        end: Offset just past the closing fence line (the region's end when the block is unclosed).
+        body_start: Offset where `text` starts.
         closed: False when the block ran to the end of its region (the thinking or the text) without a closing fence.
     """
 
     language: str
     text: str
-    span: Span
-    body: Span
+    start: int
+    end: int
+    body_start: int
     closed: bool
+
+    @property
+    def span(self) -> Span:
+        """From the start of the opening fence line to the end of the closing fence line."""
+        return Span(self.start, self.end)
+
+    @property
+    def body(self) -> Span:
+        """Where `text` lies."""
+        return Span(self.body_start, self.body_start + len(self.text))
 
 
 @dataclass(frozen=True)
@@ -59,7 +75,8 @@ class Completion:
 
     Spans index into `text`, which is the input with line endings normalised to "\n".
     When `</think>` is present but `<think>` is not (a chat template that opened the thinking in the prompt),
-    everything before `</think>` is taken as the thinking.
+    everything before `</think>` is taken as the thinking. With extra tags, the thinking runs from the first
+    `<think>` to the last `</think>`.
 
     Attributes:
         text: The completion with line endings normalised to "\n".
@@ -122,7 +139,7 @@ class Completion:
     def after_code(self) -> str:
         """Text after the final Lean block (empty when there is no block or the block is unclosed)."""
         block = self.final_block
-        return "" if block is None else self.text[block.span.end :]
+        return "" if block is None else self.text[block.end :]
 
     @cached_property
     def reasoning(self) -> str:
@@ -134,8 +151,8 @@ class Completion:
         pos = span.start
         for block in self.thinking_blocks:
             if block.language == TACTICS_LANGUAGE or block.language in LEAN_LANGUAGES:
-                parts.append(self.text[pos : block.span.start])
-                pos = block.span.end
+                parts.append(self.text[pos : block.start])
+                pos = block.end
         parts.append(self.text[pos : span.end])
         return "\n".join(parts)
 
@@ -164,10 +181,17 @@ def parse_completion(text: str) -> Completion:
     """
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    open_tags = text.count(THINK_OPEN)
-    close_tags = text.count(THINK_CLOSE)
     open_at = text.find(THINK_OPEN)
-    close_at = text.find(THINK_CLOSE, 0 if open_at == -1 else open_at)
+    # The thinking runs from the first `<think>` to the last `</think>`, so extra tags leave everything inside it.
+    close_at = text.rfind(THINK_CLOSE)
+    if close_at < open_at:
+        close_at = -1
+    # One pass counts both tags ("think>" ends each); count them apart only in the rare case of extra tags.
+    tags = text.count("think>")
+    if tags == (open_at != -1) + (close_at != -1):
+        open_tags, close_tags = int(open_at != -1), int(close_at != -1)
+    else:
+        open_tags, close_tags = text.count(THINK_OPEN), text.count(THINK_CLOSE)
 
     think: Span | None = None
     thinking: Span | None = None
@@ -206,51 +230,36 @@ def _scan_blocks(text: str, start: int, end: int) -> list[Block]:
     Markdown renderer shows it. A block still open at `end` is returned with `closed=False`.
     """
     blocks: list[Block] = []
-    opened: tuple[int, int, int, str] | None = None  # (fence line start, fence line end, ticks, language)
+    opened = False
+    open_start = body_start = open_ticks = 0
+    language = ""
     pos = text.find("```", start, end)
     while pos != -1:
-        ticks_end = _TICKS.match(text, pos, end)
-        assert ticks_end is not None  # the find above guarantees at least three backticks here
-        ticks = ticks_end.end() - pos
-        line_start = _line_start(text, start, pos)
-        line_end = text.find("\n", ticks_end.end(), end)
+        after_ticks = pos + 3
+        if text.startswith("`", after_ticks):
+            ticks = _TICKS.match(text, pos, end)
+            after_ticks = ticks.end() if ticks else after_ticks
+        # Fast path: the fence starts its line, as nearly every fence does.
+        line_start = pos if pos == start or text[pos - 1] == "\n" else _line_start(text, start, pos)
+        if line_start is None:
+            pos = text.find("```", after_ticks, end)
+            continue
+        line_end = text.find("\n", after_ticks, end)
         if line_end == -1:
             line_end = end
-        if line_start is None:
-            pos = text.find("```", ticks_end.end(), end)
-            continue
-        info = text[ticks_end.end() : line_end].strip()
-        if opened is None:
+        info = text[after_ticks:line_end].strip()
+        if not opened:
             if "`" not in info:  # CommonMark: a backtick fence's info string holds no backtick
+                opened, open_start, open_ticks = True, line_start, after_ticks - pos
+                body_start = min(line_end + 1, end)
                 language = info.split(None, 1)[0].lower() if info else ""
-                opened = (line_start, line_end, ticks, language)
-        elif not info and ticks >= opened[2]:
-            open_start, open_end, _, language = opened
-            body_start = min(open_end + 1, line_start)
+        elif not info and after_ticks - pos >= open_ticks:
             body_end = max(body_start, line_start - 1)
-            blocks.append(
-                Block(
-                    language=language,
-                    text=text[body_start:body_end],
-                    span=Span(open_start, line_end),
-                    body=Span(body_start, body_end),
-                    closed=True,
-                )
-            )
-            opened = None
+            blocks.append(Block(language, text[body_start:body_end], open_start, line_end, body_start, True))
+            opened = False
         pos = text.find("```", line_end, end)
-    if opened is not None:
-        open_start, open_end, _, language = opened
-        body_start = min(open_end + 1, end)
-        blocks.append(
-            Block(
-                language=language,
-                text=text[body_start:end],
-                span=Span(open_start, end),
-                body=Span(body_start, end),
-                closed=False,
-            )
-        )
+    if opened:
+        blocks.append(Block(language, text[body_start:end], open_start, end, body_start, False))
     return blocks
 
 

@@ -85,6 +85,8 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
 
 def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
     """Rule 4: enough tactic blocks, each with enough code lines and no more proof lines than the proof warrants."""
+    if not c.think_closed:
+        return []  # no thinking, or a truncated one: rule 1 says so, and its blocks cannot be judged
     violations = []
     if config.min_tactic_blocks is not None and m.tactic_blocks < config.min_tactic_blocks:
         violations.append(
@@ -103,7 +105,7 @@ def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list
                 )
             )
     limit = max_tactic_block_lines(m.proof_lines, config)
-    if limit is not None:
+    if limit is not None and c.code is not None:  # without a final proof there is nothing to measure against
         long = [i for i, n in enumerate(m.tactic_block_proof_lines, 1) if n > limit]
         if long:
             longest = max(m.tactic_block_proof_lines)
@@ -126,8 +128,9 @@ def max_tactic_block_lines(proof_lines: int, config: FormatConfig) -> int | None
 def comments(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
     """Rule 5: comment density of the final proof body and of the tactic blocks, and boilerplate comments."""
     violations = []
+    free = config.comment_density_free_chars
     limit = config.max_proof_comment_density
-    if limit is not None and m.proof_comment_density > limit:
+    if limit is not None and m.proof_comment_density > limit and m.proof_comment_chars > free:
         violations.append(
             Violation(
                 Code.PROOF_TOO_MANY_COMMENTS,
@@ -135,7 +138,7 @@ def comments(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Viol
             )
         )
     limit = config.max_tactics_comment_density
-    if limit is not None and m.tactics_comment_density > limit:
+    if limit is not None and m.tactics_comment_density > limit and m.tactics_comment_chars > free:
         violations.append(
             Violation(
                 Code.TACTICS_TOO_MANY_COMMENTS,
@@ -151,16 +154,27 @@ def comments(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Viol
 
 
 def alignment(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
-    """Rule 6: the tactics in the thinking's blocks are those of the final proof (tactic-name IoU)."""
-    least = config.min_tactic_name_iou
-    if least is None or c.code is None or m.tactic_name_iou >= least:
+    """Rule 6: the tactic blocks use the final proof's tactics (coverage) and not mostly others (IoU)."""
+    if c.code is None:
         return []
-    return [
-        Violation(
-            Code.MISALIGNED_TACTICS,
-            f"tactic-name IoU between the thinking and the proof is {m.tactic_name_iou:.2f} (need {least:.2f}; line IoU {m.tactic_line_iou:.2f})",
-        )
-    ]
+    scores = f"name IoU {m.tactic_name_iou:.2f}, name coverage {m.tactic_name_coverage:.2f}, line IoU {m.tactic_line_iou:.2f}"
+    least = config.min_tactic_name_iou
+    if least is not None and m.tactic_name_iou < least:
+        return [
+            Violation(
+                Code.MISALIGNED_TACTICS,
+                f"the tactic blocks and the final proof use different tactics ({scores}; need IoU {least:.2f})",
+            )
+        ]
+    least = config.min_tactic_name_coverage
+    if least is not None and m.tactic_name_coverage < least:
+        return [
+            Violation(
+                Code.MISALIGNED_TACTICS,
+                f"the final proof's tactics are mostly missing from the tactic blocks ({scores}; need coverage {least:.2f})",
+            )
+        ]
+    return []
 
 
 def statement(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:

@@ -8,10 +8,11 @@ and the continuation lines of long terms. A tactic *invocation* is a proof line 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
+from typing import TypeVar
 
-from kimina_format.lean_source import normalise_lean
+T = TypeVar("T")
+
 
 # Lean 4 core, Std/Batteries and Mathlib tactics (and the tactic combinators and structuring words that shape a
 # proof: `have`, `calc`, `all_goals`, ...). Names only; `simp?` style variants are folded onto their base name.
@@ -33,29 +34,35 @@ TACTIC_NAMES: frozenset[str] = frozenset(
     """.split()
 )
 
-# Tokens that may name a tactic: identifiers with Lean's trailing `'`, `?` and `!`, but not dotted lemma names
-# (`Nat.succ_le`) whose last component happens to be a tactic word.
-_IDENTIFIER = re.compile(r"(?<![\w.'])[^\W\d][\w'?!]*(?![\w.])")
-# Lines that carry no tactic of their own: closing brackets, bullets, combinators.
-_TRIVIAL_LINE = re.compile(r"[\s()\[\]{}⟨⟩·.,;<>|=]*")
+# Tactic names are ASCII, so names are found on bytes: every byte that cannot be part of a Lean identifier (ASCII
+# punctuation and all non-ASCII bytes, e.g. of `⟨`, `ℝ`, `h₀`) becomes a space and the rest splits into words. Dots are
+# kept, so a lemma like `Nat.le.refl` is one word and never counts as the tactic `refl`.
+_NAME_CHARS = set(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'?!.")
+_TO_WORDS = bytes(c if c in _NAME_CHARS else 32 for c in range(256))
+_TACTIC_WORDS = frozenset(name.encode() for name in TACTIC_NAMES)
+# Characters that carry no tactic on their own: a line made only of these (`)`, `}`, `<;>`) is not an invocation.
+_TRIVIAL_CHARS = b"()[]{}.,;<>|=:"
 
 
 def tactic_names(lines: Iterable[str]) -> frozenset[str]:
     """The set of known tactic names used in `lines` of comment-free Lean proof text."""
-    return frozenset(_IDENTIFIER.findall("\n".join(lines))) & TACTIC_NAMES
+    words = "\n".join(lines).encode().translate(_TO_WORDS).split()
+    return frozenset(word.decode() for word in _TACTIC_WORDS.intersection(words))
 
 
-def tactic_invocations(lines: Iterable[str]) -> frozenset[str]:
-    """The set of normalised proof lines (whitespace normalised, bullets and bare brackets dropped)."""
-    out = set()
-    for line in lines:
-        if _TRIVIAL_LINE.fullmatch(line):
-            continue
-        out.add(normalise_lean(line.lstrip("·• ")))
-    return frozenset(out)
+def tactic_invocations(lines: Iterable[str]) -> frozenset[bytes]:
+    """The set of normalised proof lines: whitespace and bullets deleted, lines of bare brackets ignored.
+
+    Deleting all whitespace (rather than normalising it) makes `nlinarith [sq_nonneg (x-1)]` and
+    `nlinarith [sq_nonneg (x - 1)]` one invocation; merging `x y` into `xy` cannot matter for a similarity score.
+    The lines are UTF-8 bytes: only their equality matters.
+    """
+    squeezed = "\n".join(lines).replace("·", "").encode().translate(None, b" \t")
+    substance = squeezed.translate(None, _TRIVIAL_CHARS).split(b"\n")
+    return frozenset(line for line, rest in zip(squeezed.split(b"\n"), substance, strict=True) if rest)
 
 
-def iou(a: frozenset[str], b: frozenset[str]) -> float:
+def iou(a: frozenset[T], b: frozenset[T]) -> float:
     """Intersection over union of two sets; 1.0 when both are empty (nothing described, nothing used)."""
     union = len(a | b)
     return 1.0 if union == 0 else len(a & b) / union

@@ -1,0 +1,60 @@
+"""Rule 7's matcher: does the final code state the given theorem unchanged (comments and spacing aside)?"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from kimina_format.lean_source import LeanParts, normalise_lean, split_lean
+
+_TRAILING_PROOF = re.compile(r"(?:(?<![\w'.?!])(?:by|sorry)\s*)+$")
+_NAME_CHAR = re.compile(r"[\w'.?!]")
+
+
+@lru_cache(maxsize=4096)
+def statement_key(formal_statement: str) -> tuple[str, bool] | None:
+    """The normalised declarations of a formal statement, and whether there is just one (None if there is none).
+
+    The header (`import`, `open`, ...) and the `by sorry` tail are dropped and the text ends in `:=`. Everything from
+    the first declaration on is kept, so a `def` the theorem relies on must stay unchanged too. Cached, because RL
+    checks many completions of each statement.
+    """
+    parts = split_lean(formal_statement)
+    if not parts.statements:
+        return None
+    key = _TRAILING_PROOF.sub("", normalise_lean(parts.code[parts.declarations_start :]))
+    if not key.endswith(":="):
+        key = normalise_lean(key + " :=")
+    return key, len(parts.statements) == 1
+
+
+def statement_matches(final: LeanParts, formal_statement: str) -> bool:
+    """Whether the final code contains the formal statement's declarations unchanged (comments and spacing aside).
+
+    Declarations the model adds before it (helper lemmas) are allowed, and so are attributes and modifiers in front
+    of it; `lemma` and `theorem` are interchangeable. A statement with nothing to match (no declaration) matches.
+
+    Args:
+        final: The final code, split (see `split_lean`).
+        formal_statement: The statement the model was given, header and `sorry` included or not.
+    """
+    found = statement_key(formal_statement)
+    if found is None:
+        return True
+    key, single = found
+    if single and any(_ends_with(normalise_lean(signature), key) for signature in final.statements):
+        return True  # the common case, checked on the short signatures only
+    code = normalise_lean(final.code)
+    start = code.find(key)
+    while start != -1 and not _starts_name(code, start):
+        start = code.find(key, start + 1)
+    return start != -1
+
+
+def _ends_with(signature: str, key: str) -> bool:
+    return signature.endswith(key) and _starts_name(signature, len(signature) - len(key))
+
+
+def _starts_name(text: str, index: int) -> bool:
+    """Whether `index` is not inside a longer name (`my_theorem foo` holds `theorem foo` at a non-start)."""
+    return index == 0 or _NAME_CHAR.match(text, index - 1) is None

@@ -1,0 +1,53 @@
+"""Shared fixtures: the real Kimina completions from ../shared/data and a builder for small synthetic completions."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kimina_format import check_format
+from kimina_format.testing import build_completion
+
+
+def shared_data_dir() -> Path:
+    override = os.environ.get("KIMINA_SHARED_DATA")
+    path = Path(override) if override else Path(__file__).resolve().parents[3].parent / "shared" / "data"
+    if not (path / "kimina_completions.jsonl").is_file():
+        pytest.fail(
+            f"shared test data not found at {path}: clone the repository with shared/ beside it, "
+            "or set KIMINA_SHARED_DATA to the folder holding kimina_completions.jsonl"
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return shared_data_dir()
+
+
+@pytest.fixture(scope="session")
+def real_rows(data_dir: Path) -> list[dict[str, Any]]:
+    """The 197 real Kimina-Prover-Preview completions that Lean accepted."""
+    with open(data_dir / "kimina_completions.jsonl", encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+@pytest.fixture(scope="session")
+def passing_rows(real_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The real completions that pass the default rules, statement included: the starting point of mutations."""
+    rows = [r for r in real_rows if check_format(r["completion"], formal_statement=r["formal_statement"]).ok]
+    assert len(rows) >= 0.95 * len(real_rows)
+    return rows
+
+
+Builder = Callable[..., str]
+
+
+@pytest.fixture
+def build() -> Builder:
+    """`build(**overrides)` makes a small well-formed completion (see `kimina_format.testing.build_completion`)."""
+    return build_completion

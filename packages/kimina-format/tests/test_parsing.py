@@ -1,0 +1,155 @@
+"""`parse_completion`: spans, tags, fences, and odd or hostile input (CRLF, `lean` fences, unclosed, empty, 1 MB)."""
+
+from __future__ import annotations
+
+import pytest
+from kimina_format import ViolationCode, check_format, parse_completion
+from kimina_format.testing import SAMPLE_HEADER, SAMPLE_PROOF, SAMPLE_STATEMENT, build_completion
+
+FINAL_CODE = f"{SAMPLE_HEADER}{SAMPLE_STATEMENT}\n{SAMPLE_PROOF}"
+
+
+def test_parts_and_spans_of_a_well_formed_completion() -> None:
+    c = parse_completion(build_completion())
+    assert c.code == FINAL_CODE
+    assert c.thinking is not None and c.thinking.startswith("\nWe expand the square")
+    assert c.think is not None and c.text[c.think.start : c.think.end].startswith("<think>")
+    assert c.text[c.think.start : c.think.end].endswith("</think>")
+    assert [b.text for b in c.tactic_blocks] == ["  nlinarith [sq_nonneg (x - 1), h]", SAMPLE_PROOF]
+    for block in (*c.tactic_blocks, *c.code_blocks):
+        assert c.text[block.body.start : block.body.end] == block.text
+        assert c.text[block.span.start : block.span.end].startswith("```")
+        assert c.text[block.span.start : block.span.end].endswith("```")
+    assert c.after_code == ""
+    assert c.before_think == ""
+    assert "```" not in c.reasoning and "nlinarith" not in c.reasoning
+
+
+def test_inline_tactic_mentions() -> None:
+    c = parse_completion(build_completion(reasoning="First try `nlinarith [sq_nonneg x]`, else `positivity`."))
+    assert c.inline_tactics == ("nlinarith [sq_nonneg x]", "positivity")
+
+
+def test_crlf_line_endings_parse_like_lf() -> None:
+    text = build_completion()
+    crlf = parse_completion(text.replace("\n", "\r\n"))
+    assert crlf.code == FINAL_CODE
+    assert crlf.text == text
+    assert check_format(text.replace("\n", "\r\n")).ok
+
+
+def test_old_mac_line_endings() -> None:
+    assert parse_completion(build_completion().replace("\n", "\r")).code == FINAL_CODE
+
+
+@pytest.mark.parametrize("fence", ["lean", "lean4", "Lean4", "lean4 ", "lean4 {linenos}"])
+def test_lean_fence_spellings(fence: str) -> None:
+    text = build_completion().replace("```lean4", f"```{fence}")
+    assert parse_completion(text).code == FINAL_CODE
+
+
+def test_fences_may_be_indented_and_longer() -> None:
+    text = build_completion().replace("```tactics\n", "  ````tactics\n").replace("\n```\n\n", "\n  ````\n\n")
+    c = parse_completion(text)
+    assert [b.text for b in c.tactic_blocks] == ["  nlinarith [sq_nonneg (x - 1), h]", SAMPLE_PROOF]
+
+
+def test_backticks_inside_a_line_do_not_open_a_block() -> None:
+    text = build_completion(reasoning="We write Lean in ```tactics fences like this one: ```tactics.")
+    assert len(parse_completion(text).tactic_blocks) == 2
+
+
+def test_a_fence_with_a_language_inside_a_block_is_content() -> None:
+    c = parse_completion("<think>\n```tactics\nsimp\n```lean4\nring\n```\n</think>\n")
+    assert len(c.tactic_blocks) == 1
+    assert c.tactic_blocks[0].text == "simp\n```lean4\nring"
+
+
+def test_unclosed_tactic_block_ends_at_the_thinking() -> None:
+    c = parse_completion("<think>\n```tactics\nsimp\n</think>\n```lean4\ntheorem t : True := trivial\n```")
+    assert c.tactic_blocks[0].closed is False
+    assert c.tactic_blocks[0].text == "simp\n"
+    assert c.code == "theorem t : True := trivial"
+
+
+def test_unclosed_final_block_has_no_code() -> None:
+    c = parse_completion("<think>x</think>\n```lean4\ntheorem t : True := by\n  triv")
+    assert c.final_block is not None and not c.final_block.closed
+    assert c.code is None
+
+
+def test_unclosed_thinking_swallows_everything() -> None:
+    c = parse_completion("<think>\nsome thoughts\n```lean4\ntheorem t : True := trivial\n```")
+    assert c.think_closed is False
+    assert c.code is None
+    assert c.code_blocks == ()
+
+
+def test_without_thinking_the_code_is_still_found() -> None:
+    c = parse_completion("Here it is:\n```lean4\ntheorem t : True := trivial\n```\n")
+    assert c.think is None
+    assert c.code == "theorem t : True := trivial"
+
+
+def test_the_last_lean_block_is_the_code() -> None:
+    c = parse_completion("<think>x</think>\n```lean4\nfirst\n```\n```lean4\nsecond\n```")
+    assert c.code == "second"
+
+
+def test_empty_block() -> None:
+    c = parse_completion("<think>x</think>\n```lean4\n```")
+    assert c.code == ""
+
+
+@pytest.mark.parametrize("text", ["", " ", "\n\n", "```", "<think>", "</think>", "`", "```lean4"])
+def test_degenerate_inputs(text: str) -> None:
+    verdict = check_format(text)
+    assert not verdict.ok
+    assert verdict.score == 0.0
+
+
+def test_empty_input_is_missing_everything() -> None:
+    assert set(check_format("").codes) == {ViolationCode.THINK_MISSING, ViolationCode.CODE_MISSING}
+
+
+MB = 1 << 20
+
+HOSTILE = {
+    "backticks": "`" * MB,
+    "fence lines": "```\n" * (MB // 4),
+    "tactics fences": "<think>" + "```tactics\n" * (MB // 11) + "</think>",
+    "fences mid-line": "a```" * (MB // 4),
+    "think tags": "<think></think>" * (MB // 15),
+    "open tags": "<think>" * (MB // 7),
+    "one long line": "<think>" + "x" * MB + "</think>",
+    "nested comments": "<think>\n```tactics\n"
+    + "/-" * (MB // 2)
+    + "\n```\n</think>\n```lean4\n"
+    + "/-" * 1000
+    + "\n```",
+    "comment markers": "<think>\n```tactics\n" + "-/--/-" * (MB // 6) + "\n```\n</think>",
+    "quotes": "<think>\n```tactics\n" + '\\"' * (MB // 2) + "\n```\n</think>\n```lean4\n" + '"a' * 5000 + "\n```",
+    "long identifier": "<think>\n```tactics\n" + "a" * MB + ".\n```\n</think>\n```lean4\n" + "b" * MB + "\n```",
+    "repeated reasoning": "<think>\n" + "The same long line of reasoning, again and again.\n" * (MB // 50) + "</think>",
+    "many short blocks": "<think>\n" + "```tactics\nsimp\n```\n" * (MB // 20) + "</think>\n```lean4\nsimp\n```",
+    "statement soup": "<think>x</think>\n```lean4\n" + "theorem t :\n" * (MB // 12) + "\n```",
+    "spaces": "<think>" + " \t" * (MB // 2) + "</think>",
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_megabyte_inputs_finish(name: str) -> None:
+    # Guards linear time: a quadratic scan or catastrophic backtracking would not finish within the timeout.
+    verdict = check_format(HOSTILE[name], formal_statement=SAMPLE_HEADER + SAMPLE_STATEMENT)
+    assert not verdict.ok
+    assert verdict.metrics.chars == len(HOSTILE[name])
+
+
+@pytest.mark.timeout(60)
+def test_a_one_megabyte_real_looking_completion_is_checked() -> None:
+    reasoning = "\n".join(f"Line {i}: we consider the case where x equals {i} and bound it." for i in range(12_000))
+    text = build_completion(reasoning=reasoning)
+    assert len(text) > 700_000
+    verdict = check_format(text)
+    assert set(verdict.codes) == {ViolationCode.REPEATED_LINES, ViolationCode.TOO_LONG}

@@ -1,0 +1,114 @@
+"""The default rules on the 197 real Kimina-Prover completions that Lean accepted.
+
+At least 95% must pass, and every failure must be one we can show, independently of the checker's own code, to break
+the rule it is reported under. The expected failures are pinned so that a change of behaviour is a deliberate one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+import pytest
+from kimina_format import ViolationCode, check_format, parse_completion
+
+Code = ViolationCode
+
+# Each entry was read by hand; the tests below re-check the reason from the raw text.
+EXPECTED_FAILURES = {
+    # One displayed equation repeated 25 and 31 times in the reasoning: the model was looping.
+    "aime_1983_p1": {Code.REPEATED_LINES},
+    "amc12b_2020_p6": {Code.REPEATED_LINES},
+    # 48 of 88 tactic blocks hold only a comment (prose in a code fence): degenerate, and comment-heavy overall.
+    "algebra_others_exirrpowirrrat": {
+        Code.TACTIC_BLOCK_TOO_SHORT,
+        Code.TACTICS_TOO_MANY_COMMENTS,
+        Code.BOILERPLATE_COMMENTS,
+    },
+    # Tactic blocks holding only a comment ("-- Use the induction hypothesis"), or nothing at all.
+    "induction_nfactltnexpnm1ngt3": {Code.TACTIC_BLOCK_TOO_SHORT},
+    "mathd_algebra_487": {Code.TACTIC_BLOCK_TOO_SHORT},
+    # The proof is `omega` followed by a 200-character paragraph of prose in a comment (97% of the proof).
+    "mathd_numbertheory_185": {Code.PROOF_TOO_MANY_COMMENTS},
+}
+
+
+@pytest.fixture(scope="module")
+def verdicts(real_rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {r["name"]: check_format(r["completion"], formal_statement=r["formal_statement"]) for r in real_rows}
+
+
+def test_at_least_95_percent_pass(verdicts: dict[str, Any]) -> None:
+    passed = sum(v.ok for v in verdicts.values())
+    assert len(verdicts) == 197
+    assert passed / len(verdicts) >= 0.95, f"only {passed} of {len(verdicts)} pass"
+
+
+def test_failures_are_exactly_the_known_ones(verdicts: dict[str, Any]) -> None:
+    failures = {name: set(v.codes) for name, v in verdicts.items() if not v.ok}
+    assert failures == EXPECTED_FAILURES
+
+
+def _raw_reasoning_lines(text: str) -> list[str]:
+    thinking = text.split("<think>", 1)[1].split("</think>", 1)[0]
+    outside_blocks = re.sub(r"```tactics\n.*?\n```", "", thinking, flags=re.DOTALL)
+    return [line.strip() for line in outside_blocks.splitlines() if line.strip()]
+
+
+def test_repetition_failures_repeat_an_exact_long_line_more_than_20_times(real_rows: list[dict[str, Any]]) -> None:
+    # Short lines ("In Lean:", "...") repeat up to 66 times in accepted proofs; long ones, only in loops.
+    for row in real_rows:
+        long_lines = [line for line in _raw_reasoning_lines(row["completion"]) if len(line) >= 50]
+        repeats = Counter(long_lines).most_common(1)[0][1]
+        flagged = Code.REPEATED_LINES in EXPECTED_FAILURES.get(row["name"], set())
+        assert (repeats > 20) is flagged, (row["name"], repeats)
+
+
+def test_too_short_failures_have_a_tactic_block_without_code(real_rows: list[dict[str, Any]]) -> None:
+    for row in real_rows:
+        blocks = re.findall(r"^```tactics[ \t]*\n(.*?)^```$", row["completion"], flags=re.DOTALL | re.MULTILINE)
+        empty = [b for b in blocks if all(not ln.strip() or ln.strip().startswith("--") for ln in b.splitlines())]
+        flagged = Code.TACTIC_BLOCK_TOO_SHORT in EXPECTED_FAILURES.get(row["name"], set())
+        assert bool(empty) is flagged, row["name"]
+
+
+def test_the_comment_heavy_proof(real_rows: list[dict[str, Any]]) -> None:
+    (row,) = [r for r in real_rows if r["name"] == "mathd_numbertheory_185"]
+    code = parse_completion(row["completion"]).code
+    assert code is not None
+    body = code.split(":= by", 1)[1].strip()
+    tactic, comment = body.split("--", 1)
+    assert tactic.strip() == "omega"
+    assert len("".join(comment.split())) > 3 * len(tactic.strip()) + 80
+
+
+def test_every_statement_is_preserved(verdicts: dict[str, Any]) -> None:
+    assert all(v.metrics.statement_match for v in verdicts.values())
+
+
+def test_code_is_the_final_lean4_block(real_rows: list[dict[str, Any]]) -> None:
+    for row in real_rows:
+        after = row["completion"].split("</think>", 1)[1]
+        expected = re.search(r"```lean4\n(.*?)\n```", after, flags=re.DOTALL)
+        assert expected is not None
+        assert parse_completion(row["completion"]).code == expected.group(1), row["name"]
+
+
+def test_tactic_blocks_are_all_found(real_rows: list[dict[str, Any]]) -> None:
+    for row in real_rows:
+        fences = re.findall(r"^```tactics[ \t]*$", row["completion"], flags=re.MULTILINE)  # some have a trailing space
+        assert len(parse_completion(row["completion"]).tactic_blocks) == len(fences), row["name"]
+
+
+def test_alignment_is_high_on_real_proofs(verdicts: dict[str, Any]) -> None:
+    # The thresholds leave room: the lowest real scores are well above them.
+    assert min(v.metrics.tactic_name_coverage for v in verdicts.values()) >= 0.66
+    assert min(v.metrics.tactic_name_iou for v in verdicts.values()) >= 0.16
+
+
+def test_only_the_longest_completions_get_a_length_penalty(verdicts: dict[str, Any]) -> None:
+    penalised = {name for name, v in verdicts.items() if v.length_penalty > 0}
+    assert all(verdicts[name].metrics.chars > 65_000 for name in penalised)
+    assert len(penalised) <= 5
+    assert all(v.score == 1.0 - v.length_penalty for v in verdicts.values() if v.ok)
