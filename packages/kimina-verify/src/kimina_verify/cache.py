@@ -86,6 +86,8 @@ class VerdictCache:
             self._conn = self._connect()
         except sqlite3.Error as exc:
             self._rebuild(exc)
+        except OSError as exc:
+            logger.error("verdict cache %s disabled: %s", self.path, exc)
 
     def _rebuild(self, exc: BaseException) -> None:
         """Move a broken cache file aside and start a fresh one; disable the cache if even that fails."""

@@ -21,7 +21,7 @@ from kimina_verify.integrity import DEFAULT_ALLOWED_OPTIONS, IntegrityPolicy, ch
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
 
-stderr = Console(stderr=True)
+stderr = Console(stderr=True, soft_wrap=True)
 
 
 class InputError(Exception):
@@ -114,6 +114,7 @@ def run_check(args: argparse.Namespace) -> int:
             timeout=args.timeout,
             batch_size=args.batch_size,
             max_concurrency=args.concurrency,
+            retries=args.retries,
             cache=args.cache,
             policy=_policy(args),
         ) as verifier:
@@ -182,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--timeout", type=float, default=60.0, help="Lean time limit per proof, seconds (default 60)")
     check.add_argument("--batch-size", type=int, default=8, help="snippets per request (default 8)")
     check.add_argument("--concurrency", type=int, default=8, help="requests in flight (default 8)")
+    check.add_argument("--retries", type=int, default=3, help="retries of infrastructure failures (default 3)")
     check.add_argument("--cache", type=Path, default=None, help="SQLite verdict cache file (default: no cache)")
     sub.add_parser("serve", help="run the verification server (kimina-lean-server v2 API)", add_help=False)
     return parser

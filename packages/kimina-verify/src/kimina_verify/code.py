@@ -97,7 +97,7 @@ class LeanCode:
     @cached_property
     def imports(self) -> tuple[str, ...]:
         """The imported modules, normalised (`Mathlib.*` collapses to `Mathlib`, duplicates dropped)."""
-        modules = [line.split()[1] for line in self.header_lines if line.startswith("import") and len(line.split()) > 1]
+        modules = [m for line in self.header_lines if line.startswith("import ") for m in line.split()[1:]]
         return normalize_imports(modules)
 
     @cached_property

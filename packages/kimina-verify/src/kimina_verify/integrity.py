@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from kimina_verify.code import THEOREM_KEYWORDS, Declaration, LeanCode
-from kimina_verify.lexer import line_of
+from kimina_verify.lexer import ID_REST_CLASS, line_of
 
 DEFAULT_ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 """The axioms of ordinary Lean/Mathlib mathematics."""
@@ -33,8 +33,7 @@ DEFAULT_ALLOWED_OPTIONS = frozenset(
 DEFAULT_ALLOWED_OPTION_PREFIXES = ("linter.", "pp.")
 """Option families that only change what Lean prints."""
 
-# Lean's identifier characters (see kimina_verify.lexer.is_id_rest), as a regex class body.
-_ID = r"A-Za-z0-9_'!?\u0391-\u03A9\u03B1-\u03C9\u03CA-\u03FB\u1F00-\u1FFE\u2100-\u214F\u2080-\u209C\u1D62-\u1D6A"
+_ID = ID_REST_CLASS
 _KW_BEFORE = rf"(?<![.{_ID}])"  # a keyword, not the last component of a dotted name
 _NAME_BEFORE = rf"(?<![{_ID}])"  # a constant, possibly qualified (`_root_.sorryAx`, `Lean.ofReduceBool`)
 _AFTER = rf"(?![{_ID}])"

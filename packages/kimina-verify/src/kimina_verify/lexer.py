@@ -6,6 +6,7 @@ literals closely enough that static checks cannot be fooled by hiding code in a 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -22,200 +23,153 @@ class Token:
     end: int
 
 
-def _is_letter_like(c: str) -> bool:
-    # Lean's `isLetterLike`: Greek (but λ, Π, Σ), Coptic, Greek extended, letter-like symbols, math alphanumerics.
-    v = ord(c)
-    return (
-        (0x3B1 <= v <= 0x3C9 and v != 0x3BB)
-        or (0x391 <= v <= 0x3A9 and v not in (0x3A0, 0x3A3))
-        or 0x3CA <= v <= 0x3FB
-        or 0x1F00 <= v <= 0x1FFE
-        or 0x2100 <= v <= 0x214F
-        or 0x1D49C <= v <= 0x1D59F
-    )
-
-
-def _is_subscript(c: str) -> bool:
-    v = ord(c)
-    return 0x2080 <= v <= 0x2089 or 0x2090 <= v <= 0x209C or 0x1D62 <= v <= 0x1D6A
-
-
-def is_id_first(c: str) -> bool:
-    """Whether `c` can start a Lean identifier (ASCII letters, `_`, letter-like Unicode)."""
-    return (c.isascii() and c.isalpha()) or c == "_" or _is_letter_like(c)
-
-
-def is_id_rest(c: str) -> bool:
-    """Whether `c` can continue a Lean identifier (adds digits, `'`, `!`, `?` and subscripts)."""
-    return (c.isascii() and c.isalnum()) or c in "_'!?" or _is_letter_like(c) or _is_subscript(c)
+_LETTER_LIKE = (
+    "\u03b1-\u03ba\u03bc-\u03c9\u0391-\u039f\u03a1-\u03a2\u03a4-\u03a9\u03ca-\u03fb\u1f00-\u1ffe\u2100-\u214f"
+    "\U0001d49c-\U0001d59f"
+)
+_SUBSCRIPTS = "\u2080-\u2089\u2090-\u209c\u1d62-\u1d6a"
+ID_REST_CLASS = f"A-Za-z0-9_'!?{_LETTER_LIKE}{_SUBSCRIPTS}"
+"""Lean's identifier characters as the body of a regex character class."""
+_ATOM = f"(?:«[^»\\n]*»|[A-Za-z_{_LETTER_LIKE}][{ID_REST_CLASS}]*)"
+# Where comments and literals start; plain code in between is tokenised by `_CODE` in one `finditer` call.
+_SPECIAL = re.compile(
+    rf"""--|/-|(?<![{ID_REST_CLASS}])r\#*"|"
+    |(?<![{ID_REST_CLASS}])'(?:\\(?:u\{{[0-9A-Fa-f]+\}}|x[0-9A-Fa-f]{{2}}|.)|[^\\\n])'""",
+    re.VERBOSE,
+)
+_CODE = re.compile(rf"(?P<ident>{_ATOM}(?:\.{_ATOM})*)|(?P<number>[0-9](?:[0-9A-Za-z_]|\.[0-9])*)|(?P<symbol>\S)")
+_BLOCK_DELIMITERS = re.compile(r"/-|-/")
+_STRING_BODY = re.compile(r'(?:[^"\\]|\\.)*', re.DOTALL)
+_NOT_NEWLINE = re.compile(r"[^\n]")
 
 
 class _Lexer:
-    """Single pass over the source producing tokens and a same-length copy with comments and strings blanked."""
+    """Builds the tokens and the list of edits that turn the source into its stripped copy."""
 
     def __init__(self, src: str) -> None:
         self.src = src
         self.n = len(src)
-        self.out = list(src)
         self.tokens: list[Token] = []
         self.unterminated: list[tuple[str, int]] = []
+        self.edits: list[tuple[int, int, str | None]] = []  # (start, end, replacement; None = blank it)
 
-    def blank(self, start: int, end: int) -> None:
-        for k in range(start, min(end, self.n)):
-            if self.out[k] != "\n":
-                self.out[k] = " "
-
-    def run(self) -> None:
-        self.code(0, stop_at_brace=False)
+    def stripped(self) -> str:
+        out, at = [], 0
+        for start, end, replacement in sorted(self.edits, key=lambda edit: edit[0]):
+            out.append(self.src[at:start])
+            out.append(_NOT_NEWLINE.sub(" ", self.src[start:end]) if replacement is None else replacement)
+            at = end
+        out.append(self.src[at:])
+        return "".join(out)
 
     def code(self, i: int, *, stop_at_brace: bool) -> int:
         """Lex code from `i`; inside an interpolation, return the index just after the closing `}`."""
         src, n = self.src, self.n
-        depth = 0
         while i < n:
-            c = src[i]
-            if c == "-" and src.startswith("--", i):
-                j = src.find("\n", i)
-                j = n if j < 0 else j
-                self.blank(i, j)
-                i = j
-            elif c == "/" and src.startswith("/-", i):
-                i = self.block_comment(i)
-            elif c == '"':
-                interpolated = i > 0 and src[i - 1] == "!"
-                i = self.string(i, interpolated=interpolated)
-            elif c == "r" and self.raw_string_start(i):
-                i = self.raw_string(i)
-            elif c == "'" and self.char_literal_end(i) is not None:
-                end = self.char_literal_end(i)
-                assert end is not None
-                self.tokens.append(Token("char", src[i:end], i, end))
-                self.blank(i + 1, end - 1)
-                i = end
-            elif c == "«" or is_id_first(c):
-                i = self.ident(i)
-            elif c.isdigit():
-                j = i + 1
-                while j < n and (
-                    src[j].isalnum() or src[j] == "_" or (src[j] == "." and j + 1 < n and src[j + 1].isdigit())
-                ):
-                    j += 1
-                self.tokens.append(Token("number", src[i:j], i, j))
-                i = j
-            elif c.isspace():
-                i += 1
-            else:
-                if stop_at_brace:
-                    if c == "{":
-                        depth += 1
-                    elif c == "}":
-                        if depth == 0:
-                            return i + 1
-                        depth -= 1
-                self.tokens.append(Token("symbol", c, i, i + 1))
-                i += 1
+            special = _SPECIAL.search(src, i)
+            stop = special.start() if special else n
+            if stop_at_brace:
+                closing = self.closing_brace(i, stop)
+                if closing is not None:
+                    self.plain(i, closing)
+                    return closing + 1
+            self.plain(i, stop)
+            if special is None:
+                return n
+            i = self.literal(special)
         return i
 
-    def ident(self, i: int) -> int:
-        """Lex a (possibly dotted, possibly «escaped») identifier starting at `i`."""
-        src, n = self.src, self.n
-        start, parts = i, []
-        while True:
-            if i < n and src[i] == "«":
-                j = src.find("»", i + 1)
-                j = n if j < 0 else j
-                parts.append(src[i + 1 : j])
-                i = min(j + 1, n)
-            elif i < n and is_id_first(src[i]):
-                j = i + 1
-                while j < n and is_id_rest(src[j]):
-                    j += 1
-                parts.append(src[i:j])
-                i = j
-            else:
-                break
-            if i + 1 < n and src[i] == "." and (is_id_first(src[i + 1]) or src[i + 1] == "«"):
-                i += 1
-                continue
-            break
-        text = ".".join(parts)
-        if "«" in src[start:i]:
-            # Rewrite the escaped name in the stripped copy too, so `«sorry»` is seen as `sorry` by word rules.
-            padded = text.ljust(i - start)
-            self.out[start:i] = list(padded)
-        self.tokens.append(Token("ident", text, start, i))
-        return i
+    def closing_brace(self, i: int, stop: int) -> int | None:
+        depth = 0
+        for k in range(i, stop):
+            c = self.src[k]
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                if depth == 0:
+                    return k
+                depth -= 1
+        return None
+
+    def plain(self, start: int, stop: int) -> None:
+        """Tokenise comment- and literal-free code."""
+        append = self.tokens.append
+        for m in _CODE.finditer(self.src, start, stop):
+            kind = m.lastgroup
+            text = m.group()
+            if kind == "ident" and "«" in text:
+                # Unescape, and show the plain name to the word rules too: `«sorry»` is seen as `sorry`.
+                text = re.sub(r"«([^»]*)»", r"\1", text)
+                self.edits.append((m.start(), m.end(), text.ljust(m.end() - m.start())))
+            append(Token(kind, text, m.start(), m.end()))  # type: ignore[arg-type]
+
+    def literal(self, special: re.Match[str]) -> int:
+        """Handle the comment or literal `special` starts; return the index after it."""
+        i, text = special.start(), special.group()
+        if text == "--":
+            end = self.src.find("\n", i)
+            end = self.n if end < 0 else end
+            self.edits.append((i, end, None))
+            return end
+        if text == "/-":
+            return self.block_comment(i)
+        if text == '"':
+            return self.string(i, interpolated=i > 0 and self.src[i - 1] == "!")
+        if text.startswith("'"):
+            self.tokens.append(Token("char", text, i, special.end()))
+            self.edits.append((i + 1, special.end() - 1, None))
+            return special.end()
+        return self.raw_string(i, special.end())
 
     def block_comment(self, i: int) -> int:
-        src, n = self.src, self.n
-        depth, j = 1, i + 2
-        while j < n and depth:
-            if src.startswith("/-", j):
-                depth, j = depth + 1, j + 2
-            elif src.startswith("-/", j):
-                depth, j = depth - 1, j + 2
-            else:
-                j += 1
-        if depth:
-            self.unterminated.append(("comment", i))
-        self.blank(i, j)
-        return j
+        depth = 0
+        for m in _BLOCK_DELIMITERS.finditer(self.src, i):
+            depth += 1 if m.group() == "/-" else -1
+            if depth == 0:
+                self.edits.append((i, m.end(), None))
+                return m.end()
+        self.unterminated.append(("comment", i))
+        self.edits.append((i, self.n, None))
+        return self.n
 
     def string(self, i: int, *, interpolated: bool) -> int:
         src, n = self.src, self.n
+        if not interpolated:
+            body_end = _STRING_BODY.match(src, i + 1).end()  # type: ignore[union-attr]  # can match empty
+            closed = body_end < n and src[body_end] == '"'
+            return self.finish_string(i, body_end + 1 if closed else n, i + 1, closed=closed)
         j = segment = i + 1
         while j < n and src[j] != '"':
             if src[j] == "\\":
                 j += 2
-            elif interpolated and src[j] == "{":
+            elif src[j] == "{":
                 # Interpolated pieces are code: keep them visible to the rules.
-                self.blank(segment, j)
+                self.edits.append((segment, j, None))
                 j = segment = self.code(j + 1, stop_at_brace=True)
             else:
                 j += 1
-        if j >= n:
+        closed = j < n
+        return self.finish_string(i, j + 1 if closed else n, segment, closed=closed)
+
+    def finish_string(self, i: int, end: int, blank_from: int, *, closed: bool) -> int:
+        self.edits.append((blank_from, end - 1 if closed else end, None))
+        if not closed:
             self.unterminated.append(("string", i))
-        end = min(j + 1, n)
-        self.blank(segment, end - 1 if j < n else end)
-        self.tokens.append(Token("string", src[i:end], i, end))
+        self.tokens.append(Token("string", self.src[i:end], i, end))
         return end
 
-    def raw_string_start(self, i: int) -> bool:
-        src = self.src
-        if i > 0 and is_id_rest(src[i - 1]):
-            return False
-        j = i + 1
-        while j < self.n and src[j] == "#":
-            j += 1
-        return j < self.n and src[j] == '"'
-
-    def raw_string(self, i: int) -> int:
-        src = self.src
-        j = i + 1
-        while src[j] == "#":
-            j += 1
-        closing = '"' + "#" * (j - i - 1)
-        k = src.find(closing, j + 1)
+    def raw_string(self, i: int, body: int) -> int:
+        closing = '"' + "#" * (body - i - 2)
+        k = self.src.find(closing, body)
         if k < 0:
             self.unterminated.append(("string", i))
             end = self.n
+            self.edits.append((body, end, None))
         else:
             end = k + len(closing)
-        self.tokens.append(Token("string", src[i:end], i, end))
-        self.blank(j + 1, end - len(closing))
+            self.edits.append((body, k, None))
+        self.tokens.append(Token("string", self.src[i:end], i, end))
         return end
-
-    def char_literal_end(self, i: int) -> int | None:
-        """End of a char literal at `i`, or None when this `'` belongs to an identifier or is not a literal."""
-        src, n = self.src, self.n
-        if i > 0 and is_id_rest(src[i - 1]):
-            return None
-        if i + 2 < n and src[i + 1] == "\\":
-            k = src.find("'", i + 3)
-            return k + 1 if 0 < k <= i + 12 else None
-        if i + 2 < n and src[i + 2] == "'" and src[i + 1] != "\n":
-            return i + 3
-        return None
 
 
 @dataclass(frozen=True)
@@ -238,8 +192,8 @@ def lex(source: str) -> Lexed:
         The tokens (comments and whitespace dropped) and the stripped text, offsets unchanged.
     """
     lexer = _Lexer(source)
-    lexer.run()
-    return Lexed(source, "".join(lexer.out), tuple(lexer.tokens), tuple(lexer.unterminated))
+    lexer.code(0, stop_at_brace=False)
+    return Lexed(source, lexer.stripped(), tuple(lexer.tokens), tuple(lexer.unterminated))
 
 
 def strip_comments_and_strings(source: str) -> str:
