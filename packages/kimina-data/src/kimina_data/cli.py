@@ -22,6 +22,7 @@ from kimina_data.config import BuildConfig, ConfigError, load_data_section
 from kimina_data.pipeline import BuildError, build_promptset
 from kimina_data.report import BuildReport
 from kimina_data.sources import SourceError
+from kimina_data.statement_check import VerificationServerError
 from kimina_data.variants import GeminiError, MissingApiKeyError
 
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
@@ -47,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, SourceError, MissingApiKeyError) as e:
         console.print(f"[red]error:[/] {e}")
         return EXIT_USAGE
-    except (BuildError, GeminiError) as e:
+    except (BuildError, GeminiError, VerificationServerError) as e:
         console.print(f"[red]build failed:[/] {e}")
         return EXIT_FAILED
     except KeyboardInterrupt:

@@ -111,7 +111,7 @@ class BuildConfig:
                 raise ConfigError(f"data option {name}: {e}") from None
         if "out" not in kwargs:
             raise ConfigError("no output folder: give `--out` (or `out:` in the config)")
-        return cls(**kwargs)
+        return cls(**{"sources": (), **kwargs})
 
 
 def load_data_section(path: Path) -> dict[str, Any]:

@@ -58,6 +58,7 @@ def build_promptset(
         SourceError: A source cannot be read.
         BuildError: No row survives a step.
         GeminiError: The variants step cannot go on (no key, bad key, repeated failures); answers so far are cached.
+        VerificationServerError: The configured verification server does not answer.
     """
     started = time.perf_counter()
     config.out.mkdir(parents=True, exist_ok=True)
@@ -131,7 +132,9 @@ def _run_steps(
     if caller is not None:
         table = _add_variants(config, report, rejections, hook, table, caller, check)
     started, before = time.perf_counter(), count_by_source(table)
+    hook("split (train)", 0, 1)
     train, val = split_by_problem(table, val_fraction=config.val_fraction, seed=config.seed)
+    hook("split (train)", 1, 1)
     report.steps.append(
         StepStats.measure("split (train)", before, count_by_source(train), time.perf_counter() - started)
     )
@@ -167,7 +170,7 @@ def _add_variants(
     variants = result.table
     check = check or statement_check_from_url(config.verify_url, config.verify_api_key)
     if check is None:
-        log.warning("no verification server configured (verify_url): variant statements are NOT checked by Lean")
+        log.warning("no verification server (verify_url or LEAN_SERVER_API_URL): variant statements are NOT checked")
         report.statement_check = CheckStats(skipped="no verification server configured")
     elif len(variants):
         variants, dropped, report.statement_check = check_statements(variants, check, progress=hook)

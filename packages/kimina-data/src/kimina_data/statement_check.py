@@ -5,10 +5,13 @@ A `lean_error` means the model wrote a statement Lean does not accept, so no pro
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import logging
+import os
 from collections import Counter
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 from kimina_data.report import CheckStats
 from kimina_data.schema import Rejection
@@ -71,8 +74,69 @@ def check_statements(
     return table.select(keep, keep_in_memory=True), rejections, stats
 
 
-def statement_check_from_url(url: str | None, api_key: str | None = None) -> StatementCheck | None:
-    """A `StatementCheck` that asks the kimina-verify server at `url`; None when `url` is None."""
-    if url is None:
+class VerificationServerError(RuntimeError):
+    """The configured verification server cannot be reached; the message names it."""
+
+
+def statement_check_from_url(
+    url: str | None, api_key: str | None = None, *, timeout: float = 60.0, retries: int = 2
+) -> StatementCheck | None:
+    """A `StatementCheck` backed by the kimina-verify (or kimina-lean-server) server at `url`.
+
+    `url` defaults to `$LEAN_SERVER_API_URL` and `api_key` to `$LEAN_SERVER_API_KEY`, as for kimina-verify's
+    client; with neither a URL nor the variable, returns None. The integrity rules of kimina-verify's `Verifier` are
+    not applied here: they reject `sorry` before Lean sees it, and `sorry` is exactly what this check sends.
+    Snippets that hit an infrastructure failure are retried `retries` times.
+
+    Raises:
+        VerificationServerError: When the check runs and the server does not answer `/health`.
+    """
+    url = url or os.environ.get("LEAN_SERVER_API_URL")
+    if not url:
         return None
-    raise NotImplementedError
+    key = api_key or os.environ.get("LEAN_SERVER_API_KEY")
+
+    def check(snippets: list[str]) -> list[str]:
+        return _run(_check(url, key, snippets, timeout, retries))
+
+    return check
+
+
+async def _check(url: str, api_key: str | None, snippets: list[str], timeout: float, retries: int) -> list[str]:
+    import httpx
+    from kimina_verify import VerdictKind, verdict_from_result
+    from kimina_verify.transport import Transport
+
+    transport = Transport(url, api_key, http_timeout=timeout * max(len(snippets), 1) + 60.0)
+    try:
+        try:
+            await transport.health()
+        except httpx.HTTPError as e:
+            raise VerificationServerError(
+                f"verification server {url} does not answer ({e}); start it, or build without verify_url to skip "
+                "the statement check"
+            ) from e
+        kinds: list[str] = [VerdictKind.INFRA.value] * len(snippets)
+        pending = list(range(len(snippets)))
+        for attempt in range(retries + 1):
+            if attempt:
+                await asyncio.sleep(2.0**attempt)
+            results = await transport.check([snippets[i] for i in pending], timeout=timeout)
+            for i, result in zip(pending, results, strict=True):
+                kinds[i] = verdict_from_result(result).kind.value
+            pending = [i for i in pending if kinds[i] == VerdictKind.INFRA]
+            if not pending:
+                break
+        return kinds
+    finally:
+        await transport.aclose()
+
+
+def _run(coroutine: Coroutine[Any, Any, list[str]]) -> list[str]:
+    """Run a coroutine to completion from synchronous code, even when an event loop is already running here."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

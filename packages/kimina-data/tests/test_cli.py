@@ -1,0 +1,88 @@
+import json
+from pathlib import Path
+
+import datasets
+import pytest
+from kimina_data.cli import main
+
+
+def test_build_writes_the_promptset_and_prints_a_summary_table(
+    numina_fixture: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["build", "--source", str(numina_fixture), "--out", str(tmp_path), "--no-variants"])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "kimina-data build" in err and "filter win rate" in err and "11 → 10" in err
+    assert "rejected: load:bad_win_rate 3" in err
+    assert {p.name for p in tmp_path.iterdir()} >= {"train.parquet", "stats.json", "win_rates.png", "rejected.jsonl"}
+
+
+def test_command_line_options_override_the_config_file(numina_fixture: Path, tmp_path: Path) -> None:
+    (tmp_path / "recipe.yaml").write_text(
+        f"data:\n  source: {numina_fixture}\n  out: {tmp_path / 'from-config'}\n  variants: 0\n  max_win_rate: 0.9\n"
+    )
+    code = main(
+        ["build", "--config", str(tmp_path / "recipe.yaml"), "--out", str(tmp_path / "cli"), "--max-win-rate", "0.3"]
+    )
+    assert code == 0
+    stats = json.loads((tmp_path / "cli" / "stats.json").read_text())
+    assert next(s for s in stats["steps"] if s["name"] == "filter win rate")["rows_out"] == 8  # 11 at 0.9
+    assert not (tmp_path / "from-config").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--source", "missing.jsonl", "--no-variants"], "missing.jsonl: no such file"),
+        (["--source", "{fixture}"], "GEMINI_API_KEY"),
+        (["--source", "{fixture}", "--no-variants", "--max-win-rate", "2"], "max_win_rate = 2.0 is out of range"),
+        (["--no-variants"], "no source"),
+        (["--config", "nope.yaml"], "nope.yaml: no such config file"),
+    ],
+)
+def test_bad_input_exits_2_with_a_one_line_error(
+    numina_fixture: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    args = [a.replace("{fixture}", str(numina_fixture)) for a in args]
+    assert main(["build", "--out", str(tmp_path), *args]) == 2
+    assert message in capsys.readouterr().err.replace("\n", " ")
+
+
+def test_a_failed_build_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "easy.jsonl").write_text(
+        json.dumps({"uuid": "synthetic-1", "problem": "(synthetic)", "formal_statement": "theorem e : 1 = 1 := by",
+                    "rl_data": {"n_correct_proofs": 8, "n_proofs": 8, "win_rate": 1.0}}) + "\n"
+    )  # fmt: skip
+    assert main(["build", "--source", str(tmp_path / "easy.jsonl"), "--out", str(tmp_path / "o"), "--no-variants"]) == 1
+    assert "no rows left after filter win rate" in capsys.readouterr().err
+
+
+def test_minif2f_writes_the_valid_and_test_parquet(minif2f_file: Path, tmp_path: Path) -> None:
+    assert main(["minif2f", "--source", str(minif2f_file), "--out", str(tmp_path)]) == 0
+    valid = datasets.Dataset.from_parquet(str(tmp_path / "minif2f_valid.parquet"), keep_in_memory=True)
+    test = datasets.Dataset.from_parquet(str(tmp_path / "minif2f_test.parquet"), keep_in_memory=True)
+    assert (len(valid), len(test)) == (244, 244)
+    assert set(test["data_source"]) == {"minif2f-test"}
+    assert (
+        test[0]["extra_info"]["uid"]
+        == json.loads(next(line for line in minif2f_file.read_text().splitlines() if '"split": "test"' in line))["name"]
+    )
+    assert not (tmp_path / "rejected.jsonl").exists()
+
+
+def test_minif2f_finds_the_shared_file_by_itself(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KIMINA_SHARED_DATA", str(shared_data))
+    assert main(["minif2f", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "minif2f_test.parquet").is_file()
+    monkeypatch.setenv("KIMINA_SHARED_DATA", str(tmp_path / "nowhere"))
+    assert main(["minif2f", "--out", str(tmp_path)]) == 2
+
+
+def test_help_explains_the_options(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["build", "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "--max-win-rate" in out and "--no-variants" in out and "data:" in out

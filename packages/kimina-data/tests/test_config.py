@@ -1,0 +1,76 @@
+from pathlib import Path
+
+import pytest
+from kimina_data.config import BuildConfig, ConfigError, load_data_section
+from kimina_data.sources import SourceKind, SourceSpec
+from kimina_data.steps import Weighting
+from kimina_data.variants import GeminiSettings
+
+RECIPE = """\
+model: {path: Qwen/Qwen3-1.7B}   # other sections belong to the training app
+data:
+  sources:
+    - AI-MO/NuminaMath-LEAN
+    - {path: extra.jsonl, kind: kimina-promptset, name: promptset}
+  out: data/promptset
+  max-win-rate: 0.4
+  keep_missing_win_rate: false
+  variants: 2
+  max_calls: 50
+  gemini: {model: gemini-2.5-pro, requests_per_minute: 30, temperature: 0.8}
+  verify_url: http://localhost:8000
+  weighting: {tiers: [[0, 6], [0.2, 2]], unknown: 2}
+  val_fraction: 0.05
+  seed: 7
+"""
+
+
+def test_a_recipes_data_section_becomes_a_typed_config(tmp_path: Path) -> None:
+    (tmp_path / "recipe.yaml").write_text(RECIPE)
+    config = BuildConfig.from_mapping(load_data_section(tmp_path / "recipe.yaml"))
+    assert config.sources == (
+        SourceSpec("AI-MO/NuminaMath-LEAN"),
+        SourceSpec("extra.jsonl", SourceKind.PROMPTSET, "promptset"),
+    )
+    assert config.out == Path("data/promptset")
+    assert (config.max_win_rate, config.keep_missing_win_rate, config.variants, config.max_calls) == (0.4, False, 2, 50)
+    assert config.gemini == GeminiSettings(model="gemini-2.5-pro", requests_per_minute=30, temperature=0.8)
+    assert config.weighting == Weighting(tiers=((0.0, 6), (0.2, 2)), unknown=2)
+    assert (config.verify_url, config.val_fraction, config.seed) == ("http://localhost:8000", 0.05, 7)
+    assert config.cache_path == Path("data/promptset/gemini_cache.sqlite")
+
+
+def test_defaults_are_the_upstream_recipe() -> None:
+    config = BuildConfig.from_mapping({"source": "x.jsonl", "out": "o"})
+    assert (config.max_win_rate, config.keep_missing_win_rate, config.dedup, config.variants) == (0.5, True, True, 1)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"source": "x", "out": "o", "max_winrate": 0.5}, r"unknown data option\(s\) \['max_winrate'\]"),
+        ({"source": "x", "out": "o", "variants": "two"}, "variants: expected an integer, got 'two'"),
+        ({"source": "x", "out": "o", "dedup": 1}, "dedup: expected true or false"),
+        ({"source": "x", "out": "o", "variants": True}, "variants: expected an integer"),
+        ({"source": "x", "out": "o", "max_win_rate": 1.5}, "max_win_rate = 1.5 is out of range"),
+        ({"source": "x", "out": "o", "weighting": {"tiers": [[0.5, 2], [0.1, 3]]}}, "sorted by win rate"),
+        ({"source": "x", "out": "o", "gemini": {"modle": "x"}}, "gemini:"),
+        ({"source": {"kind": "minif2f"}, "out": "o"}, "needs `path`"),
+        ({"out": "o"}, "no source"),
+        ({"source": "x"}, "no output folder"),
+    ],
+)
+def test_bad_options_name_the_key_and_the_problem(data: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        BuildConfig.from_mapping(data)
+
+
+def test_config_files_that_cannot_be_used_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such config file"):
+        load_data_section(tmp_path / "missing.yaml")
+    (tmp_path / "bad.yaml").write_text("data:\n  out: [unclosed\n")
+    with pytest.raises(ConfigError, match=r"bad\.yaml line \d+: not valid YAML"):
+        load_data_section(tmp_path / "bad.yaml")
+    (tmp_path / "none.yaml").write_text("model: {}\n")
+    with pytest.raises(ConfigError, match="no `data:` section"):
+        load_data_section(tmp_path / "none.yaml")
