@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from kimina_eval.testing import build_tiny_model
+from kimina_verify.testing import sim_server
 
 
 def shared_data() -> Path:
@@ -30,6 +31,13 @@ def data_dir() -> Path:
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_model(tmp_path_factory.getbasetemp() / "tiny-model")
+
+
+@pytest.fixture(scope="session")
+def lean_url() -> Iterator[str]:
+    """The workspace's stand-in verification server (real server, lean-repl-sim REPLs), shared by the session."""
+    with sim_server(max_repls=2) as url:
+        yield url
 
 
 @dataclass
@@ -97,7 +105,7 @@ def fake_openai() -> Iterator[FakeOpenAI]:
 
 @dataclass
 class FakeLean:
-    """State of the stand-in verification server: requests seen, and how many /api/check calls fail with 503."""
+    """State of the overloaded-server double: requests seen, and how many /api/check calls fail with 503."""
 
     url: str
     checks: list[list[str]] = field(default_factory=list)
@@ -126,7 +134,10 @@ def _lean_answer(code: str) -> dict[str, Any]:
 
 @pytest.fixture
 def lean_server() -> Iterator[FakeLean]:
-    """A minimal loopback kimina-lean-server (v2 `/api/check` and `/health`) following lean-repl-sim's rules."""
+    """A loopback kimina-lean-server double (v2 `/api/check`, `/health`) that can answer 503 on demand.
+
+    The real stand-in (`lean_url`) cannot be made to fail and then recover, which the infra tests need.
+    """
     state = FakeLean(url="")
 
     class Handler(BaseHTTPRequestHandler):

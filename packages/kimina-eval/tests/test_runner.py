@@ -13,7 +13,8 @@ from kimina_eval.summary import summarize
 from kimina_eval.testing import ScriptedEngine
 
 FAST = RunOptions(batch_problems=2, infra_retries=1, retry_delay_s=0)
-VERIFIER = {"retries": 0, "timeout": 5}
+# lean-repl-sim does not answer `#print axioms` (yet), so the axiom check would reject every proof it accepts.
+VERIFIER = {"retries": 0, "timeout": 5, "print_axioms": False}
 
 
 class Counting:
@@ -39,11 +40,11 @@ def lines(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
 
 
-def test_tiny_model_end_to_end_then_resume_without_redoing(tiny_model: Path, lean_server: Any, tmp_path: Path) -> None:
+def test_tiny_model_end_to_end_then_resume_without_redoing(tiny_model: Path, lean_url: str, tmp_path: Path) -> None:
     config = RunConfig(model=str(tiny_model), n=2, limit=5, fix_turns=1, sampling=SamplingParams(max_tokens=16, seed=0))
     engine = Counting(make_engine("transformers", str(tiny_model), device="cpu"))
     progress = Progress()
-    final = run_eval(config, engine, tmp_path, url=lean_server.url, options=FAST, progress=progress, **VERIFIER)
+    final = run_eval(config, engine, tmp_path, url=lean_url, options=FAST, progress=progress, **VERIFIER)
     assert engine.completions == 10
     assert (final.total, final.done, final.problems) == (10, 10, 5)
     assert progress.updates[0].done == 0 and progress.updates[-1] == final
@@ -52,16 +53,15 @@ def test_tiny_model_end_to_end_then_resume_without_redoing(tiny_model: Path, lea
         (p.name, i, 0) for p in load_problems(limit=5) for i in range(2)
     }
     # A random model writes no lean4 block: nothing to verify, nothing to fix, and never an infra failure.
-    assert all(r["verdict"] == "no_proof" and r["correct"] is False and not r["format_ok"] for r in rows)
-    assert lean_server.checks == []
+    assert all(r["verdict"] == "no_proof" and r["correct"] is False and r["format_ok"] is False for r in rows)
     assert json.loads((tmp_path / "run.json").read_text())["n"] == 2
 
     # Same settings again: everything is graded already.
-    again = run_eval(config, engine, tmp_path, url=lean_server.url, options=FAST, **VERIFIER)
+    again = run_eval(config, engine, tmp_path, url=lean_url, options=FAST, **VERIFIER)
     assert engine.completions == 10 and again == final
     # More samples per problem: only the new ones are generated.
     bigger = RunConfig(**{**config.__dict__, "n": 3})
-    run_eval(bigger, engine, tmp_path, url=lean_server.url, options=FAST, **VERIFIER)
+    run_eval(bigger, engine, tmp_path, url=lean_url, options=FAST, **VERIFIER)
     assert engine.completions == 15
     assert len(lines(tmp_path)) == 15
 
@@ -97,14 +97,14 @@ def scripted(data_dir: Path) -> tuple[ScriptedEngine, list[str]]:
     return ScriptedEngine(reply), [p.name for p in problems]
 
 
-def test_verified_and_fix_paths_with_real_completions(data_dir: Path, lean_server: Any, tmp_path: Path) -> None:
+def test_verified_and_fix_paths_with_real_completions(data_dir: Path, lean_url: str, tmp_path: Path) -> None:
     engine, names = scripted(data_dir)
     dataset = tmp_path / "five.jsonl"
     rows = [json.loads(line) for line in (data_dir / "minif2f.jsonl").open()]
     dataset.write_text("".join(json.dumps(r) + "\n" for r in rows if r["name"] in names and r["split"] == "test"))
     config = RunConfig(model="scripted", dataset=str(dataset), n=4, fix_turns=1)
     out = tmp_path / "run"
-    final = run_eval(config, engine, out, url=lean_server.url, options=FAST, **VERIFIER)
+    final = run_eval(config, engine, out, url=lean_url, options=FAST, **VERIFIER)
     assert (final.solved, final.solved_with_fix, final.infra) == (5, 5, 0)
 
     by_key = {(r["problem"], r["sample"], r["turn"]): r for r in lines(out)}
@@ -157,25 +157,25 @@ def test_missing_server_is_a_clear_error(tiny_model: Path, tmp_path: Path) -> No
         run_eval(config, ScriptedEngine(lambda m, i: ""), tmp_path, url="http://127.0.0.1:9", **VERIFIER)
 
 
-def test_a_different_run_in_the_same_directory_is_refused(lean_server: Any, tmp_path: Path) -> None:
+def test_a_different_run_in_the_same_directory_is_refused(lean_url: str, tmp_path: Path) -> None:
     engine = ScriptedEngine(lambda m, i: "nothing")
-    run_eval(RunConfig(model="a", n=1, limit=1), engine, tmp_path, url=lean_server.url, **VERIFIER)
+    run_eval(RunConfig(model="a", n=1, limit=1), engine, tmp_path, url=lean_url, **VERIFIER)
     with pytest.raises(ConfigError, match="model='a'"):
-        run_eval(RunConfig(model="b", n=1, limit=1), engine, tmp_path, url=lean_server.url, **VERIFIER)
+        run_eval(RunConfig(model="b", n=1, limit=1), engine, tmp_path, url=lean_url, **VERIFIER)
 
 
 def test_corrupt_line_is_skipped_counted_and_its_sample_redone(
-    lean_server: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    lean_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     engine = Counting(ScriptedEngine(lambda m, i: "nothing"))
     config = RunConfig(model="a", n=2, limit=1)
-    run_eval(config, engine, tmp_path, url=lean_server.url, **VERIFIER)
+    run_eval(config, engine, tmp_path, url=lean_url, **VERIFIER)
     samples = tmp_path / "samples.jsonl"
     first, second = samples.read_text().splitlines()
     samples.write_text(first + "\n" + second[: len(second) // 2])  # killed in the middle of a line
     assert summarize(tmp_path).corrupt_lines == [2]
     assert "samples.jsonl:2: skipped" in caplog.text
-    run_eval(config, engine, tmp_path, url=lean_server.url, **VERIFIER)
+    run_eval(config, engine, tmp_path, url=lean_url, **VERIFIER)
     assert engine.completions == 3
     records, corrupt = load_records(samples)
     assert len(records) == 2 and corrupt == [2]

@@ -23,9 +23,7 @@ from typing import Protocol, cast
 
 from kimina_format import FormatVerdict, check_format
 from kimina_format.prompts import TemplateName, build_fix_messages, build_messages
-from kimina_verify.client import Verifier, VerifyItem
-from kimina_verify.feedback import render_feedback
-from kimina_verify.verdict import Verdict, VerdictKind
+from kimina_verify import Verdict, VerdictKind, Verifier, VerifyItem, render_feedback
 
 from kimina_eval.config import SAMPLES_FILE, RunConfig, check_resumable, load_config, save_config
 from kimina_eval.dataset import Problem, load_problems

@@ -161,3 +161,40 @@ def score(
         infra=sum(o.infra for o in outcomes),
         short=short,
     )
+
+
+def score_rows(
+    rows: Sequence[Mapping[str, Any]],
+    ks: Sequence[int],
+    *,
+    problem_field: str = "problem",
+    correct_field: str = "correct",
+    seed: int = 0,
+) -> Scores:
+    """Score graded rows from any JSONL file, e.g. ``samples.jsonl`` or a file of recorded verdicts.
+
+    Rows with a ``sample`` field are attempts of a run: when one appears twice, the last line wins. Pass@k with error
+    fixing is filled when some row has ``turn`` >= 1.
+
+    Args:
+        rows: The rows.
+        ks: The k values to report.
+        problem_field: Field holding the problem name.
+        correct_field: Field holding the outcome (true, false, or null for ungraded).
+        seed: Seed of the bootstrap.
+
+    Returns:
+        The `Scores`.
+
+    Raises:
+        ValueError: On a row that lacks a field or holds a non-boolean outcome.
+    """
+    latest: dict[Any, dict[str, Any]] = {}
+    for index, row in enumerate(rows):
+        if problem_field not in row or correct_field not in row:
+            raise ValueError(f"row {index + 1} has no {problem_field!r} or {correct_field!r} field")
+        graded = {"problem": row[problem_field], "correct": row[correct_field], "turn": row.get("turn") or 0}
+        key = (graded["problem"], row["sample"], graded["turn"]) if "sample" in row else index
+        latest[key] = graded
+    with_fix = any(int(r["turn"]) > 0 for r in latest.values())
+    return score(outcomes_from_rows(latest.values()), ks, with_fix=with_fix, seed=seed)

@@ -33,7 +33,8 @@ class SampleRecord:
         verdict: A kimina-verify verdict kind (valid, sorry, lean_error, integrity, timeout, infra) or ``no_proof``.
         completion: The model's text, thinking included.
         code: The final ``lean4`` block that was verified, or None.
-        format_ok: Whether kimina-format found no violation (recorded, not required for ``correct``).
+        format_ok: Whether kimina-format found no violation (recorded, not required for ``correct``); None when the
+            format was not checked (e.g. rows imported from elsewhere).
         format_violations: Codes of the format violations.
         feedback: Lean's feedback on this attempt as a fix turn shows it (failed attempts with code only); the fix
             turn of sample i answers the feedback of its first attempt.
@@ -51,7 +52,7 @@ class SampleRecord:
     verdict: str
     completion: str
     code: str | None = None
-    format_ok: bool = False
+    format_ok: bool | None = None
     format_violations: tuple[str, ...] = ()
     feedback: str | None = None
     detail: str | None = None
@@ -83,8 +84,8 @@ class SampleRecord:
             raise ValueError(str(error)) from None
         if not isinstance(record.problem, str) or not isinstance(record.sample, int) or record.turn not in (0, 1):
             raise ValueError("problem, sample or turn has the wrong type")
-        if record.correct not in (True, False, None):
-            raise ValueError(f"correct must be true, false or null, got {record.correct!r}")
+        if record.correct not in (True, False, None) or record.format_ok not in (True, False, None):
+            raise ValueError("correct and format_ok must be true, false or null")
         return dataclasses.replace(record, format_violations=tuple(record.format_violations))
 
 

@@ -27,7 +27,7 @@ class RunSummary:
         scores: Pass@k, pass@k with error fixing and best@k for k = 1, 2, 4, ..., n.
         families: Family -> scores at k = 1 and k = n, for the families present.
         corrupt_lines: Lines of ``samples.jsonl`` skipped as corrupt.
-        format_ok: Share of first attempts that passed the format check.
+        format_ok: Share of format-checked first attempts that passed the check; None when none was checked.
         incomplete: Problems with fewer than n graded first attempts.
     """
 
@@ -112,5 +112,5 @@ def summarize(directory: str | os.PathLike[str], *, confidence: float = 0.95, se
 
 
 def _format_ok_rate(attempts: list[SampleRecord]) -> float | None:
-    first = [r for r in attempts if r.turn == 0]
-    return sum(r.format_ok for r in first) / len(first) if first else None
+    checked = [r.format_ok for r in attempts if r.turn == 0 and r.format_ok is not None]
+    return sum(checked) / len(checked) if checked else None

@@ -1,0 +1,318 @@
+"""``kimina-eval``: run an evaluation, render its report, or score a file of graded samples.
+
+Exit codes: 0 success; 1 bad input or a failed run (one-line message); 2 usage error; 3 verification server
+unreachable; 130 interrupted (rerun the same command to resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from kimina_eval.config import ConfigError, RunConfig
+from kimina_eval.dataset import SPLITS, DatasetError
+from kimina_eval.engines.base import ENGINES, EngineError, SamplingParams, make_engine
+from kimina_eval.metrics import default_ks
+from kimina_eval.report import render_markdown, write_report
+from kimina_eval.runner import RunOptions, RunProgress, VerificationUnavailable, run_eval
+from kimina_eval.scoring import Scores, score_rows
+from kimina_eval.store import read_jsonl
+from kimina_eval.summary import summarize
+
+EXIT_ERROR, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INTERRUPTED = 1, 2, 3, 130
+
+console = Console(stderr=True, soft_wrap=True)  # one error, one line, whatever the width
+logger = logging.getLogger("kimina_eval")
+
+
+class CliError(Exception):
+    """A problem to report in one line, with its exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface."""
+    parser = argparse.ArgumentParser(
+        prog="kimina-eval",
+        description="miniF2F evaluation of Lean 4 provers: unbiased pass@k with intervals, the error-fix turn, "
+        "reports and plots.",
+        epilog=__doc__.split("\n\n", 1)[1],
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser(
+        "run",
+        help="sample, verify and record an evaluation (resumable)",
+        description="Sample n completions per problem, check their format, verify them with Lean, optionally give "
+        "each failure one fix turn, and append every graded attempt to OUT/samples.jsonl. Rerunning the same "
+        "command resumes; a larger --n or --limit adds samples. Writes OUT/report.md at the end.",
+    )
+    run.add_argument("--model", required=True, help="model directory or hub name; server URL for --engine openai")
+    run.add_argument("--engine", choices=sorted(ENGINES), default="transformers", help="sampling engine")
+    run.add_argument("--out", required=True, type=Path, help="run directory (created; resumed if it exists)")
+    run.add_argument("--dataset", default="minif2f", help="'minif2f' (the bundled file) or a miniF2F-style JSONL")
+    run.add_argument("--split", default="test", help=f"one of {', '.join(SPLITS)} (default: test)")
+    run.add_argument("--n", type=int, default=32, help="samples per problem (default: 32)")
+    run.add_argument("--fix-turns", type=int, choices=(0, 1), default=0, help="error-fix turns per failed attempt")
+    run.add_argument("--limit", type=int, help="only the first LIMIT problems")
+    run.add_argument("--template", default="rl", help="prompt template: rl (training prompt) or distill (model card)")
+    run.add_argument("--rectified", action="store_true", help="use corrected statements where the dataset has them")
+    run.add_argument("--name", default="", help="label of the run in reports (default: the model's name)")
+    defaults = SamplingParams()
+    run.add_argument("--temperature", type=float, default=defaults.temperature, help="default: %(default)s")
+    run.add_argument("--top-p", type=float, default=defaults.top_p, help="default: %(default)s")
+    run.add_argument("--max-tokens", type=int, default=defaults.max_tokens, help="default: %(default)s")
+    run.add_argument("--seed", type=int, help="sampling seed (default: fresh randomness)")
+    run.add_argument(
+        "--engine-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="engine setting, repeatable: device=cuda, batch_size=16, tensor_parallel_size=2, served_model=NAME...",
+    )
+    run.add_argument("--lean-url", help="verification server (default: $LEAN_SERVER_API_URL)")
+    run.add_argument("--lean-api-key", help="verification server API key (default: $LEAN_SERVER_API_KEY)")
+    run.add_argument("--lean-timeout", type=float, default=60.0, help="Lean time limit per proof, seconds")
+    run.add_argument("--verdict-cache", type=Path, help="SQLite verdict cache shared across runs")
+    run.add_argument("--batch-problems", type=int, default=8, help="problems generated together (default: 8)")
+
+    report = commands.add_parser(
+        "report",
+        help="render report.md, summary.json and the pass@k curve",
+        description="Score one or more run directories and write report.md, summary.json and pass_at_k.png.",
+    )
+    report.add_argument("run_dir", type=Path, help="the main run directory")
+    report.add_argument("--compare", type=Path, nargs="+", default=[], metavar="DIR", help="runs to compare with")
+    report.add_argument("--out", type=Path, help="where to write the report (default: RUN_DIR)")
+
+    score = commands.add_parser(
+        "score",
+        help="pass@k of a JSONL file of graded samples",
+        description="Compute pass@k from rows with a problem name and a boolean outcome (optionally a 'turn': 1 "
+        "marks an error-fix attempt). Corrupt lines are skipped with a warning and counted.",
+    )
+    score.add_argument("samples", type=Path, help="JSONL file, e.g. a run's samples.jsonl")
+    score.add_argument("--k", default="", help="comma-separated k values (default: 1, 2, 4, ... up to n)")
+    score.add_argument("--json", action="store_true", help="print a JSON object instead of a table")
+    score.add_argument("--problem-field", default="problem", help="field naming the problem (default: problem)")
+    score.add_argument("--correct-field", default="correct", help="field holding the outcome (default: correct)")
+    score.add_argument("--by", metavar="FIELD", help="score each value of FIELD separately, e.g. --by model")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(message)s",
+        handlers=[RichHandler(console=console, show_path=False)],
+    )
+    try:
+        commands = {"run": _run, "report": _report, "score": _score}
+        commands[args.command](args)
+    except CliError as error:
+        console.print(f"[red]error:[/red] {error}", highlight=False)
+        return error.code
+    except KeyboardInterrupt:
+        console.print("interrupted: rerun the same command to resume")
+        return EXIT_INTERRUPTED
+    return 0
+
+
+def _run(args: argparse.Namespace) -> None:
+    url = args.lean_url or os.environ.get("LEAN_SERVER_API_URL")
+    if not url:
+        raise CliError("no verification server: pass --lean-url URL or set LEAN_SERVER_API_URL", EXIT_USAGE)
+    try:
+        sampling = SamplingParams(args.temperature, args.top_p, args.max_tokens, args.seed)
+        config = RunConfig(
+            model=args.model,
+            engine=args.engine,
+            name=args.name,
+            dataset=args.dataset,
+            split=args.split,
+            n=args.n,
+            fix_turns=args.fix_turns,
+            template=args.template,
+            rectified=args.rectified,
+            limit=args.limit,
+            sampling=sampling,
+        )
+        options = dict(_engine_option(item) for item in args.engine_option)
+        with _RichProgress() as progress:
+            progress.console.print(f"loading {config.engine} engine for {config.model}")
+            engine = make_engine(config.engine, config.model, **options)
+            final = run_eval(
+                config,
+                engine,
+                args.out,
+                url=url,
+                api_key=args.lean_api_key,
+                options=RunOptions(batch_problems=args.batch_problems),
+                progress=progress,
+                timeout=args.lean_timeout,
+                cache=args.verdict_cache,
+            )
+    except VerificationUnavailable as error:
+        raise CliError(str(error), EXIT_NO_SERVER) from None
+    except (ConfigError, DatasetError, EngineError, ValueError, OSError) as error:
+        raise CliError(str(error)) from None
+    if final.infra:
+        console.print(
+            f"[yellow]{final.infra} attempts are ungraded (verification infrastructure failed): rerun to retry"
+        )
+    files = write_report([summarize(args.out)], args.out)
+    sys.stdout.write(files.markdown.read_text(encoding="utf-8").split("\n## ", 1)[0])
+    console.print(f"report: {files.markdown}  figure: {files.figure}")
+
+
+def _engine_option(item: str) -> tuple[str, Any]:
+    key, sep, raw = item.partition("=")
+    if not sep or not key:
+        raise CliError(f"--engine-option wants KEY=VALUE, got {item!r}", EXIT_USAGE)
+    try:
+        value: Any = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return key.replace("-", "_"), value
+
+
+class _RichProgress:
+    """A progress bar over first attempts, with problems solved so far."""
+
+    def __init__(self) -> None:
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("samples"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self.console = console
+        self.task = self.progress.add_task("starting", total=None)
+
+    def update(self, state: RunProgress) -> None:
+        fixed = f" ({state.solved_with_fix} with fixes)" if state.solved_with_fix != state.solved else ""
+        infra = f", [yellow]{state.infra} infra[/yellow]" if state.infra else ""
+        description = f"solved {state.solved}/{state.problems}{fixed}{infra}"
+        self.progress.update(self.task, description=description, total=state.total, completed=state.done)
+
+    def __enter__(self) -> _RichProgress:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+
+def _report(args: argparse.Namespace) -> None:
+    try:
+        summaries = [summarize(folder) for folder in [args.run_dir, *args.compare]]
+    except (OSError, ValueError) as error:
+        raise CliError(str(error)) from None
+    for summary in summaries:
+        if summary.corrupt_lines:
+            console.print(f"[yellow]{summary.directory}: {len(summary.corrupt_lines)} corrupt lines skipped")
+    files = write_report(summaries, args.out or args.run_dir)
+    sys.stdout.write(render_markdown(summaries))
+    console.print(f"report: {files.markdown}  summary: {files.summary}  figure: {files.figure}")
+
+
+def _score(args: argparse.Namespace) -> None:
+    try:
+        read = read_jsonl(args.samples)
+    except OSError as error:
+        raise CliError(f"cannot read {args.samples}: {error.strerror or error}") from None
+    if not read.rows:
+        raise CliError(f"{args.samples} holds no rows")
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in read.rows:
+        groups.setdefault(str(row.get(args.by)) if args.by else "", []).append(row)
+    try:
+        ks = [int(k) for k in args.k.split(",") if k.strip()] if args.k else None
+        if ks is not None and (not ks or min(ks) < 1):
+            raise ValueError("k values must be positive integers")
+        results = {
+            name: _score_group(rows, ks, args.problem_field, args.correct_field) for name, rows in groups.items()
+        }
+    except ValueError as error:
+        raise CliError(f"{args.samples}: {error}") from None
+    if read.skipped:
+        shown = ", ".join(map(str, read.skipped[:10])) + (", ..." if len(read.skipped) > 10 else "")
+        console.print(f"[yellow]skipped {len(read.skipped)} corrupt line(s) of {args.samples}: line {shown}")
+    out = {name: {**_fractions(scores), "skipped_lines": len(read.skipped)} for name, scores in results.items()}
+    if args.json:
+        sys.stdout.write(json.dumps(out if args.by else out[""], indent=2) + "\n")
+    else:
+        _print_scores(results)
+
+
+def _score_group(rows: list[dict[str, Any]], ks: list[int] | None, problem: str, correct: str) -> Scores:
+    if ks is None:
+        counts: dict[Any, int] = {}
+        for row in rows:
+            if not row.get("turn") and row.get(correct) is not None:
+                counts[row.get(problem)] = counts.get(row.get(problem), 0) + 1
+        ks = default_ks(max(counts.values(), default=1))
+    scores = score_rows(rows, ks, problem_field=problem, correct_field=correct)
+    for k, left_out in scores.short.items():
+        if left_out:
+            logger.warning("pass@%d: %d problems have fewer than %d graded samples and are left out", k, left_out, k)
+    return scores
+
+
+def _fractions(scores: Scores) -> dict[str, Any]:
+    """pass@k values as plain fractions (null where no problem has k samples), plus counts."""
+
+    def value(estimate: Any) -> float | None:
+        return None if math.isnan(estimate.value) else round(estimate.value, 6)
+
+    out: dict[str, Any] = {f"pass@{k}": value(e) for k, e in scores.pass_at.items()}
+    out.update({f"pass@{k}_with_fix": value(e) for k, e in scores.pass_at_with_fix.items()})
+    out.update(problems=scores.problems, samples=scores.samples, infra=scores.infra)
+    return out
+
+
+def _print_scores(results: dict[str, Scores]) -> None:
+    table = Table(title="pass@k (95% bootstrap interval over problems)")
+    table.add_column("group")
+    ks = sorted({k for scores in results.values() for k in scores.pass_at})
+    for k in ks:
+        table.add_column(f"pass@{k}", justify="right")
+    table.add_column("problems", justify="right")
+    for name, scores in results.items():
+        rows = [(name or "all", scores.pass_at)]
+        if scores.pass_at_with_fix:
+            rows.append((f"{name or 'all'} + fix", scores.pass_at_with_fix))
+        for label, values in rows:
+            cells = [
+                f"{100 * e.value:.2f}% [{100 * e.low:.1f}, {100 * e.high:.1f}]"
+                if (e := values.get(k)) and e.problems
+                else "n/a"
+                for k in ks
+            ]
+            table.add_row(label, *cells, str(scores.problems))
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
