@@ -15,6 +15,7 @@ _HEADER_WORDS = frozenset(
 )
 _DECL_WORDS = frozenset({"theorem", "lemma", "example", "def", "abbrev", "instance", "structure", "inductive", "class"})
 _DECL_MODIFIERS = frozenset({"private", "protected", "noncomputable", "nonrec", "partial", "unsafe", "scoped", "local"})
+_DECL_START_WORDS = _DECL_WORDS | _DECL_MODIFIERS
 
 _COMMENT_OR_STRING = re.compile(r'--|/-|"')
 _BLOCK_COMMENT_TOKEN = re.compile(r"/-|-/")
@@ -179,7 +180,7 @@ def split_lean(source: str) -> LeanParts:
         code_lines += 1
         if signature is None:
             first = line.split(None, 1)[0]
-            declaration = _starts_declaration(line)
+            declaration = (first in _DECL_START_WORDS or first.startswith("@[")) and _starts_declaration(line)
             if not declaration and first not in _HEADER_WORDS:
                 if body_start is None:
                     body_start = line_start

@@ -25,6 +25,7 @@ from kimina_format.tactics import iou, tactic_invocations, tactic_names
 _KEY_TABLE = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
 _KEY_DELETE = b" \t0123456789"
 _PUNCTUATION = re.compile(r"[^\w\s]+")
+_ALNUM = re.compile(r"[^\W_]")
 _DIGITS = re.compile(r"\d+")
 # Comments that carry no information, after lower-casing and removing punctuation and numbers ("-- Step 2:").
 PLACEHOLDER_COMMENTS = frozenset(
@@ -34,6 +35,7 @@ PLACEHOLDER_COMMENTS = frozenset(
         "lean4", "lean code", "code", "complete the proof", "finish the proof", "continue", "etc", "here",
     }
 )  # fmt: skip
+_LONGEST_PLACEHOLDER = 40  # a comment longer than this (markers and spaces included) is never a placeholder
 
 
 @dataclass(frozen=True)
@@ -175,8 +177,13 @@ def _boilerplate_count(comments: Iterable[Comment]) -> int:
     seen: set[str] = set()
     count = 0
     for comment in comments:
-        words = " ".join(_PUNCTUATION.sub(" ", comment.text.lower()).split())
-        if not words or _DIGITS.sub("", words).strip() in PLACEHOLDER_COMMENTS or words in seen:
+        key = " ".join(comment.text.lower().split())
+        if key in seen or _ALNUM.search(key) is None or (len(key) <= _LONGEST_PLACEHOLDER and _is_placeholder(key)):
             count += 1
-        seen.add(words)
+        seen.add(key)
     return count
+
+
+def _is_placeholder(comment: str) -> bool:
+    words = " ".join(_DIGITS.sub("", _PUNCTUATION.sub(" ", comment)).split())
+    return words in PLACEHOLDER_COMMENTS

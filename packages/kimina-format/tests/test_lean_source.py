@@ -1,0 +1,111 @@
+"""Lean lexing for the checks: comments, header / statement / body split, normalisation, tactic names."""
+
+from __future__ import annotations
+
+from kimina_format.lean_source import normalise_lean, split_lean, strip_comments
+from kimina_format.statement import statement_key
+from kimina_format.tactics import iou, tactic_invocations, tactic_names
+
+
+def test_comments_are_blanked_in_place() -> None:
+    source = "theorem t : 1 = 1 := by -- easy\n  /- a /- nested -/ block\n  comment -/ rfl"
+    code, comments = strip_comments(source)
+    assert len(code) == len(source)
+    assert code.split("\n")[0].rstrip() == "theorem t : 1 = 1 := by"
+    assert code.split("\n")[2].strip() == "rfl"
+    assert [c.text for c in comments] == ["-- easy", "/- a /- nested -/ block\n  comment -/"]
+    assert comments[0].start == source.index("--")
+
+
+def test_comment_markers_inside_strings_are_not_comments() -> None:
+    code, comments = strip_comments('#eval "a -- b /- c"\n-- real')
+    assert comments[0].text == "-- real"
+    assert '"a -- b /- c"' in code
+
+
+def test_unclosed_block_comment_runs_to_the_end() -> None:
+    code, comments = strip_comments("rfl /- never closed\nsimp")
+    assert code.strip() == "rfl"
+    assert comments[0].text == "/- never closed\nsimp"
+
+
+def test_doc_comments() -> None:
+    _, comments = strip_comments("/-- doc -/\n/-! module -/\n/- plain -/")
+    assert [c.is_doc for c in comments] == [True, True, False]
+
+
+def test_split_of_a_whole_file() -> None:
+    parts = split_lean(
+        "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nopen Real\n\n"
+        "/-- helper -/\nlemma helper (x : ℝ) : 0 ≤ x ^ 2 := by positivity\n\n"
+        "theorem main (x : ℝ)\n    (h : 0 < x) : 0 < x ^ 2 + 1 := by\n  have := helper x\n  -- finish\n  nlinarith\n"
+    )
+    assert parts.header == ("import Mathlib", "import Aesop", "set_option maxHeartbeats 400000", "open Real")
+    assert parts.statements == (
+        "lemma helper (x : ℝ) : 0 ≤ x ^ 2 :=",
+        "theorem main (x : ℝ) (h : 0 < x) : 0 < x ^ 2 + 1 :=",
+    )
+    assert parts.body == ("positivity", "have := helper x", "nlinarith")
+    assert [c.text for c in parts.body_comments] == ["-- finish"]  # the doc comment is not a proof comment
+
+
+def test_a_tactic_fragment_is_all_body() -> None:
+    parts = split_lean("  intro x\n\n  · simp\n  · ring")
+    assert parts.body == ("intro x", "· simp", "· ring")
+    assert parts.statements == () and parts.header == ()
+
+
+def test_attributes_and_modifiers_start_a_declaration() -> None:
+    parts = split_lean("@[simp] private theorem t : True := trivial")
+    assert parts.statements == ("@[simp] private theorem t : True :=",)
+    assert parts.body == ("trivial",)
+
+
+def test_normalisation_ignores_spacing_next_to_symbols_only() -> None:
+    assert normalise_lean("x ^ 2  ≤\n 4") == normalise_lean("x^2≤4")
+    assert normalise_lean("f x y") != normalise_lean("f xy")
+    assert normalise_lean("lemma foo : P") == normalise_lean("theorem foo : P")
+    assert normalise_lean("my_lemma foo") == "my_lemma foo"
+
+
+def test_statement_key_drops_header_and_sorry() -> None:
+    key = statement_key("import Mathlib\n\nopen Real\n\n/-- doc -/\ntheorem t (x : ℝ) : x = x := by\n  sorry\n")
+    assert key == ("theorem t(x:ℝ):x=x:=", True)
+    assert statement_key("import Mathlib\n") is None
+
+
+def test_tactic_names_come_from_the_vocabulary() -> None:
+    names = tactic_names(
+        [
+            "have h₀ : 0 < x := by positivity",
+            "nlinarith [sq_nonneg (x - 1), Nat.succ_le_of_lt h]",
+            "rcases h with ⟨y, rfl⟩ | h",
+            "exact ⟨by norm_num, by simp?⟩",
+            "cases' h with a b <;> omega",
+        ]
+    )
+    assert names == {
+        "have",
+        "positivity",
+        "nlinarith",
+        "rcases",
+        "rfl",
+        "exact",
+        "norm_num",
+        "simp?",
+        "cases'",
+        "omega",
+    }
+
+
+def test_tactic_invocations_ignore_spacing_bullets_and_bare_brackets() -> None:
+    a = tactic_invocations(["· nlinarith [sq_nonneg (x - 1)]", ")", "<;>"])
+    b = tactic_invocations(["nlinarith [sq_nonneg (x-1)]"])
+    assert a == b
+    assert iou(a, b) == 1.0
+
+
+def test_iou() -> None:
+    assert iou(frozenset("ab"), frozenset("bc")) == 1 / 3
+    assert iou(frozenset(), frozenset()) == 1.0
+    assert iou(frozenset("a"), frozenset()) == 0.0
