@@ -42,7 +42,7 @@ class CheckCode:
 
 
 def build_check_code(
-    code: str,
+    code: str | LeanCode,
     formal_statement: str | None = None,
     *,
     theorem: str | None = None,
@@ -61,8 +61,8 @@ def build_check_code(
     Returns:
         The code to send and the line map back to the model's code.
     """
-    model = LeanCode(code)
-    dataset = LeanCode(formal_statement) if formal_statement is not None else None
+    model = code if isinstance(code, LeanCode) else LeanCode(code)
+    dataset = LeanCode.shared(formal_statement) if formal_statement is not None else None
     lines: list[str] = []
     line_map: list[int | None] = []
 
@@ -98,7 +98,7 @@ def build_check_code(
             emit(print_axioms_command(name), None)
             checks.append((len(lines), name))
     text = "\n".join(lines)
-    return CheckCode(code, text, tuple(line_map), tuple(checks), LeanCode(text).server_header_line_count)
+    return CheckCode(model.text, text, tuple(line_map), tuple(checks), LeanCode(text).server_header_line_count)
 
 
 def _header_sources(model: LeanCode) -> dict[str, int]:

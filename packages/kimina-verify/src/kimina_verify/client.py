@@ -19,6 +19,7 @@ from typing import Any
 
 from kimina_verify.assembly import CheckCode, build_check_code
 from kimina_verify.cache import VerdictCache, cache_key
+from kimina_verify.code import LeanCode
 from kimina_verify.integrity import IntegrityPolicy, check_integrity
 from kimina_verify.result import ServerResult
 from kimina_verify.transport import Protocol, ServerRejectedError, Transport
@@ -241,10 +242,11 @@ class Verifier:
         return done
 
     def _prepare(self, item: VerifyItem) -> CheckCode | Verdict:
-        violations = check_integrity(item.code, item.formal_statement, self.policy, theorem=item.theorem)
+        code = LeanCode(item.code)
+        violations = check_integrity(code, item.formal_statement, self.policy, theorem=item.theorem)
         if violations:
             return Verdict.integrity(violations)
-        return build_check_code(item.code, item.formal_statement, theorem=item.theorem, print_axioms=self.print_axioms)
+        return build_check_code(code, item.formal_statement, theorem=item.theorem, print_axioms=self.print_axioms)
 
     def _verdict(self, outcome: tuple[ServerResult, bool], check: CheckCode) -> Verdict:
         result, cached = outcome

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -56,6 +57,12 @@ class LeanCode:
 
     def __init__(self, text: str) -> None:
         self.text = text.replace("\r\n", "\n")
+
+    @staticmethod
+    @functools.lru_cache(maxsize=4096)
+    def shared(text: str) -> LeanCode:
+        """A `LeanCode` for `text` shared between callers: dataset statements repeat across many proofs."""
+        return LeanCode(text)
 
     def __repr__(self) -> str:
         return f"LeanCode({self.text[:60]!r}{'...' if len(self.text) > 60 else ''})"

@@ -1,17 +1,15 @@
-"""Static integrity rules against reward hacking, run on code with comments and strings removed, before any Lean.
+"""Static integrity rules against reward hacking, checked on Lean tokens (comments and string literals skipped).
 
-Each rule has a stable violation code. Words are matched on Lean identifier boundaries, so `axiomatic_bound`,
-`h_sorry` or a comment saying "no sorry here" pass while `sorry`, `«sorry»` or `_root_.sorryAx` do not.
+Each rule has a stable violation code. Words are whole Lean identifiers, so `axiomatic_bound`, `h_sorry` or a
+comment saying "no sorry here" pass while `sorry`, `«sorry»` or `_root_.sorryAx` do not.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from kimina_verify.code import THEOREM_KEYWORDS, Declaration, LeanCode
-from kimina_verify.lexer import ID_REST_CLASS, line_of
+from kimina_verify.lexer import Token, line_of
 
 DEFAULT_ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 """The axioms of ordinary Lean/Mathlib mathematics."""
@@ -32,12 +30,6 @@ DEFAULT_ALLOWED_OPTIONS = frozenset(
 
 DEFAULT_ALLOWED_OPTION_PREFIXES = ("linter.", "pp.")
 """Option families that only change what Lean prints."""
-
-_ID = ID_REST_CLASS
-_KW_BEFORE = rf"(?<![.{_ID}])"  # a keyword, not the last component of a dotted name
-_NAME_BEFORE = rf"(?<![{_ID}])"  # a constant, possibly qualified (`_root_.sorryAx`, `Lean.ofReduceBool`)
-_AFTER = rf"(?![{_ID}])"
-
 
 @dataclass(frozen=True)
 class Violation:
@@ -81,61 +73,107 @@ class IntegrityPolicy:
         return name in self.allowed_options or name.startswith(self.allowed_option_prefixes)
 
 
-@dataclass(frozen=True)
-class _Rule:
-    code: str
-    pattern: re.Pattern[str]
-    message: str
-
-
-def _words(*words: str) -> str:
-    return "|".join(re.escape(w) for w in words)
-
-
 _SYNTAX_COMMANDS = (
     *("macro", "macro_rules", "syntax", "elab", "elab_rules", "declare_syntax_cat", "binder_predicate"),
     *("notation", "notation3", "infix", "infixl", "infixr", "prefix", "postfix", "simproc", "dsimproc"),
 )
-_RULES = (
-    _Rule("sorry", re.compile(rf"{_KW_BEFORE}sorry{_AFTER}"), "`sorry` leaves the proof unfinished"),
-    _Rule("admit", re.compile(rf"{_KW_BEFORE}admit{_AFTER}"), "`admit` leaves the proof unfinished"),
-    _Rule("sorry_ax", re.compile(rf"{_NAME_BEFORE}(?:[{_ID}.]*\.)?sorryAx{_AFTER}"), "`sorryAx` is sorry in disguise"),
-    _Rule(
-        "axiom",
-        re.compile(rf"{_KW_BEFORE}axioms?{_AFTER}"),
-        "`axiom` declarations can assume anything",
-    ),
-    _Rule(
-        "side_command",
-        re.compile(rf"{_NAME_BEFORE}#(?:eval|exit|print)"),
-        "`#eval`, `#exit` and `#print` are not allowed in a proof",
-    ),
-    _Rule(
-        "run_command",
-        re.compile(rf"{_KW_BEFORE}(?:{_words('run_cmd', 'run_tac', 'run_elab', 'run_meta')}){_AFTER}"),
-        "running meta code (`run_cmd`, `run_tac`, `run_elab`) is not allowed",
-    ),
-    _Rule("unsafe", re.compile(rf"{_KW_BEFORE}unsafe{_AFTER}"), "`unsafe` code is not allowed"),
-    _Rule(
-        "implemented_by",
-        re.compile(rf"{_KW_BEFORE}implemented_by{_AFTER}"),
-        "`@[implemented_by]` swaps in unchecked code",
-    ),
-    _Rule("extern", re.compile(rf"{_KW_BEFORE}extern{_AFTER}"), "`@[extern]` swaps in unchecked code"),
-    _Rule(
-        "syntax_extension",
-        re.compile(rf"{_KW_BEFORE}(?:{_words(*_SYNTAX_COMMANDS)}){_AFTER}"),
-        "defining syntax (`macro`, `syntax`, `elab`, `notation`, ...) can change what the statement means",
-    ),
-)
-_NATIVE = re.compile(
-    rf"{_KW_BEFORE}native_decide{_AFTER}|(?<![{_ID}])\+native{_AFTER}|{_KW_BEFORE}native\s*:=\s*true"
-    rf"|{_NAME_BEFORE}(?:[{_ID}.]*\.)?ofReduce(?:Bool|Nat){_AFTER}"
-)
-_SET_OPTION = re.compile(rf"{_KW_BEFORE}set_option{_AFTER}\s*([^\s]*)")
-_INSTANCE = re.compile(rf"{_KW_BEFORE}(?:instance|default_instance){_AFTER}")
-_DERIVING = re.compile(r"deriving\s+$")
-_VARIABLE = re.compile(rf"{_KW_BEFORE}(?:variable|include){_AFTER}")
+_MESSAGES = {
+    "sorry": "`sorry` leaves the proof unfinished",
+    "admit": "`admit` leaves the proof unfinished",
+    "sorry_ax": "`sorryAx` is sorry in disguise",
+    "axiom": "`axiom` declarations can assume anything",
+    "side_command": "`#eval`, `#exit` and `#print` are not allowed in a proof",
+    "run_command": "running meta code (`run_cmd`, `run_tac`, `run_elab`) is not allowed",
+    "unsafe": "`unsafe` code is not allowed",
+    "implemented_by": "`@[implemented_by]` swaps in unchecked code",
+    "extern": "`@[extern]` swaps in unchecked code",
+    "syntax_extension": "defining syntax (`macro`, `syntax`, `elab`, `notation`, ...) can change what the statement means",
+    "native_decide": "`native_decide` trusts compiled code; this policy forbids it",
+    "instance": "instances declared before the theorem can change its statement's meaning; use `haveI` inside",
+    "variable": "`variable`/`include` before the theorem can add hypotheses to it",
+}
+# Keywords: a plain (undotted) identifier token. Constants: the last component of any identifier token.
+_KEYWORDS = {
+    "sorry": "sorry",
+    "admit": "admit",
+    "axiom": "axiom",
+    "axioms": "axiom",
+    "unsafe": "unsafe",
+    "implemented_by": "implemented_by",
+    "extern": "extern",
+    **dict.fromkeys(("run_cmd", "run_tac", "run_elab", "run_meta"), "run_command"),
+    **dict.fromkeys(_SYNTAX_COMMANDS, "syntax_extension"),
+}
+_CONSTANTS = {"sorryAx": "sorry_ax"}
+_NATIVE_CONSTANTS = frozenset({"ofReduceBool", "ofReduceNat"})
+_SIDE_COMMANDS = ("eval", "exit", "print")
+
+
+class _Scan:
+    """One pass over the tokens collecting violations, each with its offset."""
+
+    def __init__(self, lean: LeanCode, policy: IntegrityPolicy) -> None:
+        self.lean = lean
+        self.policy = policy
+        self.tokens = lean.lexed.tokens
+        self.found: list[tuple[int, Violation]] = []
+
+    def add(self, offset: int, code: str, message: str | None = None) -> None:
+        line = line_of(self.lean.text, offset)
+        self.found.append((offset, Violation(code, message or _MESSAGES[code], line)))
+
+    def adjacent(self, i: int) -> Token | None:
+        """The token right after token `i` with no space between them."""
+        if i + 1 < len(self.tokens) and self.tokens[i + 1].start == self.tokens[i].end:
+            return self.tokens[i + 1]
+        return None
+
+    def run(self) -> None:
+        for i, tok in enumerate(self.tokens):
+            if tok.kind == "ident":
+                self.ident(i, tok)
+            elif tok.kind == "symbol" and tok.text in "#+":
+                nxt = self.adjacent(i)
+                if nxt is None or nxt.kind != "ident":
+                    continue
+                if tok.text == "#" and nxt.text.startswith(_SIDE_COMMANDS):
+                    self.add(tok.start, "side_command")
+                elif tok.text == "+" and nxt.text == "native" and not self.policy.allow_native_decide:
+                    self.add(tok.start, "native_decide")
+
+    def ident(self, i: int, tok: Token) -> None:
+        text = tok.text
+        last = text.rpartition(".")[2]
+        if text in _KEYWORDS:
+            self.add(tok.start, _KEYWORDS[text])
+        if last in _CONSTANTS:
+            self.add(tok.start, _CONSTANTS[last])
+        if text == "set_option":
+            nxt = self.tokens[i + 1] if i + 1 < len(self.tokens) else None
+            name = nxt.text if nxt is not None and nxt.kind == "ident" else ""
+            if not self.policy.option_allowed(name):
+                self.add(tok.start, "set_option", f"`set_option {name}` is not on the allow-list")
+        if not self.policy.allow_native_decide and (
+            text == "native_decide" or last in _NATIVE_CONSTANTS or (text == "native" and self._assigned_true(i))
+        ):
+            self.add(tok.start, "native_decide")
+
+    def _assigned_true(self, i: int) -> bool:
+        """`native := true` (a decide configuration)."""
+        window = self.tokens[i + 1 : i + 4]
+        return [t.text for t in window] == [":", "=", "true"]
+
+    def before_target(self, target: Declaration) -> None:
+        """Instances and variables declared before the target can change what its (token-identical) statement means."""
+        for i, tok in enumerate(self.tokens):
+            if tok.start >= target.start:
+                break
+            if tok.kind != "ident":
+                continue
+            if tok.text in ("instance", "default_instance") and (i == 0 or self.tokens[i - 1].text != "deriving"):
+                self.add(tok.start, "instance")
+            elif tok.text in ("variable", "include"):
+                self.add(tok.start, "variable")
 
 
 def check_integrity(
@@ -165,31 +203,16 @@ def check_integrity(
     """
     policy = policy or IntegrityPolicy()
     lean = code if isinstance(code, LeanCode) else LeanCode(code)
-    stripped = lean.lexed.stripped
-    found: list[tuple[int, Violation]] = []
-
-    def add(offset: int, code_: str, message: str) -> None:
-        found.append((offset, Violation(code_, message, line_of(stripped, offset))))
-
+    scan = _Scan(lean, policy)
     for kind, offset in lean.lexed.unterminated:
-        add(offset, "unterminated", f"unterminated {kind}: it would hide the rest of the file from Lean")
-    for rule in _RULES:
-        for m in rule.pattern.finditer(stripped):
-            add(m.start(), rule.code, rule.message)
-    for m in _SET_OPTION.finditer(stripped):
-        name = m.group(1)
-        if not policy.option_allowed(name):
-            add(m.start(), "set_option", f"`set_option {name}` is not on the allow-list")
-    if not policy.allow_native_decide:
-        for m in _NATIVE.finditer(stripped):
-            add(m.start(), "native_decide", "`native_decide` trusts compiled code; this policy forbids it")
-
+        scan.add(offset, "unterminated", f"unterminated {kind}: it would hide the rest of the file from Lean")
+    scan.run()
     target, statement_violations = _statement_violations(lean, formal_statement, theorem)
-    found.extend(statement_violations)
+    scan.found.extend(statement_violations)
     if target is not None:
-        found.extend(_context_violations(lean, target))
-    found.sort(key=lambda item: item[0])
-    return [v for _, v in found]
+        scan.before_target(target)
+    scan.found.sort(key=lambda item: item[0])
+    return [v for _, v in scan.found]
 
 
 def _statement_violations(
@@ -198,7 +221,7 @@ def _statement_violations(
     """Find the target theorem and compare its statement with the dataset's."""
     if formal_statement is None:
         return lean.target(theorem), []
-    expected = LeanCode(formal_statement).target(theorem)
+    expected = LeanCode.shared(formal_statement).target(theorem)
     if expected is None:
         return None, [(0, Violation("statement_unparsable", "the formal statement declares no theorem"))]
     if expected.name is None:
@@ -230,15 +253,3 @@ def _compare_statements(expected: Declaration, actual: Declaration) -> str | Non
             )
     shorter = "shorter" if len(actual.statement) < len(expected.statement) else "longer"
     return f"statement of `{actual.name}` is {shorter} than the formal statement"
-
-
-def _context_violations(lean: LeanCode, target: Declaration) -> Iterator[tuple[int, Violation]]:
-    """Instances and variables declared before the target can change what its (token-identical) statement means."""
-    before = lean.lexed.stripped[: target.start]
-    for m in _INSTANCE.finditer(before):
-        if not _DERIVING.search(before[: m.start()]):
-            message = "instances declared before the theorem can change its statement's meaning; use `haveI` inside"
-            yield m.start(), Violation("instance", message, line_of(before, m.start()))
-    for m in _VARIABLE.finditer(before):
-        message = "`variable`/`include` before the theorem can add hypotheses to it"
-        yield m.start(), Violation("variable", message, line_of(before, m.start()))

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 TokenKind = Literal["ident", "number", "string", "char", "symbol"]
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
     """One Lean token: its kind, its text (escaped identifiers «x» unescaped) and its offset in the source."""
 
     kind: TokenKind
@@ -93,15 +92,17 @@ class _Lexer:
 
     def plain(self, start: int, stop: int) -> None:
         """Tokenise comment- and literal-free code."""
-        append = self.tokens.append
-        for m in _CODE.finditer(self.src, start, stop):
-            kind = m.lastgroup
-            text = m.group()
-            if kind == "ident" and "«" in text:
-                # Unescape, and show the plain name to the word rules too: `«sorry»` is seen as `sorry`.
-                text = re.sub(r"«([^»]*)»", r"\1", text)
-                self.edits.append((m.start(), m.end(), text.ljust(m.end() - m.start())))
-            append(Token(kind, text, m.start(), m.end()))  # type: ignore[arg-type]
+        matches = _CODE.finditer(self.src, start, stop)
+        tokens = [Token(m.lastgroup, m.group(), *m.span()) for m in matches]  # type: ignore[arg-type]
+        if "«" in self.src[start:stop]:
+            tokens = [self.unescape(t) if t.kind == "ident" and "«" in t.text else t for t in tokens]
+        self.tokens.extend(tokens)
+
+    def unescape(self, tok: Token) -> Token:
+        """`«sorry»` is the identifier `sorry`: unescape it, in the stripped copy too."""
+        text = re.sub(r"«([^»]*)»", r"\1", tok.text)
+        self.edits.append((tok.start, tok.end, text.ljust(tok.end - tok.start)))
+        return Token("ident", text, tok.start, tok.end)
 
     def literal(self, special: re.Match[str]) -> int:
         """Handle the comment or literal `special` starts; return the index after it."""
