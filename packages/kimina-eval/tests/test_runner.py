@@ -7,10 +7,11 @@ import pytest
 from kimina_eval import SamplingParams, make_engine
 from kimina_eval.config import ConfigError, RunConfig
 from kimina_eval.dataset import load_problems
-from kimina_eval.runner import RunOptions, RunProgress, VerificationUnavailable, run_eval
+from kimina_eval.runner import Runner, RunOptions, RunProgress, VerificationUnavailable, run_eval
 from kimina_eval.store import load_records
 from kimina_eval.summary import summarize
 from kimina_eval.testing import ScriptedEngine
+from kimina_verify import LeanMessage, Verdict, VerdictKind
 
 FAST = RunOptions(batch_problems=2, infra_retries=1, retry_delay_s=0)
 # lean-repl-sim does not answer `#print axioms` (yet), so the axiom check would reject every proof it accepts.
@@ -188,3 +189,40 @@ def test_unknown_split_and_template_are_refused() -> None:
         load_problems(split="train")
     with pytest.raises(ConfigError, match="unknown template"):
         RunConfig(model="m", template="chatml")
+
+
+class FlakyVerifier:
+    """First attempts fail with a Lean error; fixes are valid, or infra while `down` is set."""
+
+    def __init__(self) -> None:
+        self.down, self.seen = True, []
+
+    async def verify(self, items: Any) -> list[Verdict]:
+        self.seen += [item.code for item in items]
+        out = []
+        for item in items:
+            if "fixed" not in item.code:
+                out.append(Verdict(VerdictKind.LEAN_ERROR, messages=(LeanMessage("error", "linarith failed", 1),)))
+            else:
+                out.append(Verdict.infra("HTTP 503") if self.down else Verdict(VerdictKind.VALID))
+        return out
+
+
+async def test_fix_turn_left_infra_is_verified_again_on_resume_not_regenerated(tmp_path: Path) -> None:
+    def reply(messages: list[dict[str, str]], i: int) -> str:
+        answer = "fixed" if len(messages) > 2 else "first"
+        return f"<think>try</think>\n```lean4\ntheorem t : True := by\n  -- {answer}\n  trivial\n```"
+
+    engine, verifier = ScriptedEngine(reply), FlakyVerifier()
+    config = RunConfig(model="m", n=2, limit=1, fix_turns=1)
+    first = await Runner(config, engine, verifier, tmp_path, options=FAST).run()
+    assert (first.done, first.solved, first.solved_with_fix, first.infra) == (2, 0, 0, 2)
+    fix_prompt = engine.calls[-1][0][0]
+    assert "linarith failed" in fix_prompt[-1]["content"] and "-- first" in fix_prompt[-2]["content"]
+
+    verifier.down = False
+    calls = len(engine.calls)
+    again = await Runner(config, engine, verifier, tmp_path, options=FAST).run()
+    assert (again.solved, again.solved_with_fix, again.infra) == (0, 1, 0)
+    assert len(engine.calls) == calls
+    assert summarize(tmp_path).scores.pass_at_with_fix[2].value == 1.0

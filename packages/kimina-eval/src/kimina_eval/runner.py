@@ -27,7 +27,7 @@ from kimina_verify import Verdict, VerdictKind, Verifier, VerifyItem, render_fee
 
 from kimina_eval.config import SAMPLES_FILE, RunConfig, check_resumable, load_config, save_config
 from kimina_eval.dataset import Problem, load_problems
-from kimina_eval.engines.base import Engine, Messages
+from kimina_eval.engines.base import Engine, EngineError, Messages
 from kimina_eval.store import NO_PROOF, SampleRecord, SampleWriter, latest, load_records
 
 logger = logging.getLogger(__name__)
@@ -179,7 +179,7 @@ class Runner:
             outputs = await asyncio.to_thread(self.engine.generate, prompts, n, sampling)
             elapsed = time.perf_counter() - start
         if len(outputs) != len(prompts) or any(len(o) != n for o in outputs):
-            raise RuntimeError(f"the engine returned {[len(o) for o in outputs]} completions, expected {n} each")
+            raise EngineError(f"the engine returned {[len(o) for o in outputs]} completions, expected {n} each")
         return outputs, elapsed / max(1, len(prompts) * n)
 
     def _prompt(self, problem: Problem) -> Messages:
@@ -216,26 +216,30 @@ class Runner:
             self._report()
 
     async def _fix_turns(self, batch: list[Problem], writer: SampleWriter) -> None:
+        attempts = self._regrade(batch, 1)
         todo = [
             first
             for problem in batch
             for i in range(self.config.n)
             if (first := self._done.get((problem.name, i, 0))) is not None
             and first.correct is False
-            and first.code is not None
-            and first.feedback
+            and first.feedback  # only failures with code have feedback: nothing to fix otherwise
             and (problem.name, i, 1) not in self._done
+            and (problem.name, i, 1) not in self._infra
         ]
-        if not todo:
-            return
-        by_name = {p.name: p for p in batch}
-        prompts = [build_fix_messages(self._prompt(by_name[r.problem]), r.completion, r.feedback or "") for r in todo]
-        outputs, per_sample = await self._generate(prompts, 1, f"{todo[0].problem}:{todo[0].sample}:1")
-        attempts = [
-            _Attempt(by_name[r.problem], r.sample, 1, out[0], per_sample) for r, out in zip(todo, outputs, strict=True)
-        ]
-        writer.write(await self._grade(attempts))
-        self._report()
+        if todo:
+            by_name = {p.name: p for p in batch}
+            prompts = [
+                build_fix_messages(self._prompt(by_name[r.problem]), r.completion, r.feedback or "") for r in todo
+            ]
+            outputs, per_sample = await self._generate(prompts, 1, f"{todo[0].problem}:{todo[0].sample}:1")
+            attempts += [
+                _Attempt(by_name[r.problem], r.sample, 1, out[0], per_sample)
+                for r, out in zip(todo, outputs, strict=True)
+            ]
+        if attempts:
+            writer.write(await self._grade(attempts))
+            self._report()
 
     async def _grade(self, attempts: list[_Attempt]) -> list[SampleRecord]:
         """Format-check and verify attempts; attempts without code are recorded as ``no_proof`` without Lean."""
