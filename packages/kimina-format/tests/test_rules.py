@@ -24,6 +24,9 @@ def test_the_synthetic_completion_passes(build: Builder) -> None:
     assert verdict.ok, verdict.violations
     assert verdict.score == 1.0
     assert verdict.metrics.statement_match is True
+    assert verdict.metrics.code_lines == 6  # 4 header lines, the statement, the proof
+    assert verdict.metrics.proof_lines == 1
+    assert verdict.metrics.tactic_block_lines == (1, 1)
 
 
 # Rule 1: one think block, opened and closed, first.

@@ -20,12 +20,12 @@ _DECL_START_WORDS = _DECL_WORDS | _DECL_MODIFIERS
 _COMMENT_OR_STRING = re.compile(r'--|/-|"')
 _BLOCK_COMMENT_TOKEN = re.compile(r"/-|-/")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-# Does a line start a header command or a declaration? If no line does, the snippet is plain tactics.
+# Does a line start a header command or a declaration? If no line does, the snippet is plain tactics. Matched
+# against "\n" + code: the leading newline lets the regex engine jump from line start to line start.
 _STRUCTURE = re.compile(
-    r"^[ \t]*(?:@\[|#check\b|(?:"
+    r"\n[ \t]*(?:@\[|#check\b|(?:"
     + "|".join(sorted(_HEADER_WORDS - {"#check"} | _DECL_WORDS | _DECL_MODIFIERS))
-    + r")(?![\w'.]))",
-    re.MULTILINE,
+    + r")(?![\w'.]))"
 )
 _ATTRIBUTE = re.compile(r"@\[[^\]\n]*\]\s*")
 _WHITESPACE = re.compile(r"\s+")
@@ -160,7 +160,7 @@ def split_lean(source: str) -> LeanParts:
         The parts; see `LeanParts`.
     """
     code, comments = strip_comments(source)
-    if _STRUCTURE.search(code) is None:
+    if _STRUCTURE.search("\n" + code) is None:
         # Most tactic blocks are plain tactics: every non-blank line is proof (and this path is much faster).
         body = tuple(filter(None, map(str.strip, code.split("\n"))))
         return LeanParts(source, code, comments, (), (), body, ((0, len(code)),) if body else (), len(code), len(body))

@@ -12,7 +12,7 @@ import string
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
 from kimina_format.lean_source import Comment, non_space_length, split_lean
@@ -47,6 +47,8 @@ class FormatMetrics:
         tokens: Tokens in the completion (from the tokenizer callback, else estimated from `chars`).
         thinking_chars: Characters inside the think element.
         code_chars: Characters in the final Lean block.
+        code_lines: Non-comment, non-blank lines of the final Lean block.
+        reasoning_lines: Lines of reasoning (the thinking outside its tactic blocks), blank ones included.
         max_line_repeats: Occurrences of the most repeated long reasoning line (near-duplicates merged).
         duplicate_line_ratio: Share of long reasoning lines that repeat an earlier one.
         tactic_blocks: Number of ```` ```tactics ```` blocks in the thinking.
@@ -57,7 +59,8 @@ class FormatMetrics:
         proof_comment_density: Share of the final proof body's non-whitespace characters that are comments.
         tactics_comment_chars: Non-whitespace characters of the comments in the tactic blocks.
         tactics_comment_density: Share of the tactic blocks' non-whitespace characters that are comments.
-        boilerplate_comments: Comments with no word in them, or repeating an earlier comment of the same block.
+        boilerplate_comments: Comments with no letter or digit, placeholders (`-- TODO`), or repeats of an earlier
+            comment of the same block, in the final proof and the tactic blocks.
         tactic_name_iou: IoU of the tactic names in the tactic blocks and in the final proof body.
         tactic_line_iou: IoU of the normalised proof lines in the tactic blocks and in the final proof body.
         tactic_name_coverage: Share of the final proof's tactic names that the tactic blocks also use.
@@ -68,6 +71,8 @@ class FormatMetrics:
     tokens: int = 0
     thinking_chars: int = 0
     code_chars: int = 0
+    code_lines: int = 0
+    reasoning_lines: int = 0
     max_line_repeats: int = 0
     duplicate_line_ratio: float = 0.0
     tactic_blocks: int = 0
@@ -109,7 +114,7 @@ def measure(
     """
     text = completion.text
     tokens = count_tokens(text) if count_tokens is not None else math.ceil(len(text) / config.chars_per_token)
-    max_repeats, duplicate_ratio = line_repetition(completion.reasoning, config.repetition_min_chars)
+    repetition = line_repetition(completion.reasoning, config.repetition_min_chars)
     blocks = [split_lean(block.text) for block in completion.tactic_blocks]
     code = completion.code
     final = split_lean(code) if code is not None else None
@@ -120,8 +125,9 @@ def measure(
         "tokens": tokens,
         "thinking_chars": completion.thinking_span.size if completion.thinking_span is not None else 0,
         "code_chars": len(code) if code is not None else 0,
-        "max_line_repeats": max_repeats,
-        "duplicate_line_ratio": duplicate_ratio,
+        "reasoning_lines": repetition.lines,
+        "max_line_repeats": repetition.max_repeats,
+        "duplicate_line_ratio": repetition.duplicate_ratio,
         "tactic_blocks": len(blocks),
         "tactic_block_lines": tuple(b.code_lines for b in blocks),
         "tactic_block_proof_lines": tuple(len(b.body) for b in blocks),
@@ -135,6 +141,7 @@ def measure(
     think_body = [line for b in blocks for line in b.body]
     think_names, final_names = tactic_names(think_body), tactic_names(final.body)
     metrics.update(
+        code_lines=final.code_lines,
         proof_lines=len(final.body),
         proof_comment_chars=proof_comment_chars,
         proof_comment_density=_density(proof_comment_chars, non_space_length("".join(final.body))),
@@ -148,18 +155,26 @@ def measure(
     return FormatMetrics(**metrics)
 
 
-def line_repetition(reasoning: str, min_chars: int) -> tuple[int, float]:
-    """Count near-duplicate long lines: (occurrences of the most repeated one, share of long lines that repeat).
+class Repetition(NamedTuple):
+    """How repetitive the reasoning is (see `line_repetition`)."""
+
+    max_repeats: int
+    duplicate_ratio: float
+    lines: int
+
+
+def line_repetition(reasoning: str, min_chars: int) -> Repetition:
+    """Count near-duplicate long lines: the most repeated one's count, the share of long lines that repeat, all lines.
 
     Two lines are near-duplicates when they are equal after ASCII case folding and deleting spaces and digits, so
     `Case n = 3: 9 > 8` and `case n=4: 16 > 15` match. Lines shorter than `min_chars` after that are ignored.
     """
+    keys = line_keys(reasoning)
     # Count every line first (in C), then look only at the distinct long ones.
-    long_counts = [n for key, n in Counter(line_keys(reasoning)).items() if len(key) >= min_chars]
+    long_counts = [n for key, n in Counter(keys).items() if len(key) >= min_chars]
     if not long_counts:
-        return 0, 0.0
-    total = sum(long_counts)
-    return max(long_counts), 1.0 - len(long_counts) / total
+        return Repetition(0, 0.0, len(keys))
+    return Repetition(max(long_counts), 1.0 - len(long_counts) / sum(long_counts), len(keys))
 
 
 def line_keys(text: str) -> list[bytes]:

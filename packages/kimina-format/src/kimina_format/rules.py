@@ -96,13 +96,13 @@ def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list
             )
         )
     if config.min_tactic_block_lines is not None:
-        short = [i for i, n in enumerate(m.tactic_block_lines, 1) if n < config.min_tactic_block_lines]
+        least = config.min_tactic_block_lines
+        short = [i for i, n in enumerate(m.tactic_block_lines, 1) if n < least]
         if short:
+            lacking = "no line of code" if least == 1 else f"fewer than {least} lines of code"
+            verb = "has" if len(short) == 1 else "have"
             violations.append(
-                Violation(
-                    Code.TACTIC_BLOCK_TOO_SHORT,
-                    f"{_blocks(short)} of {m.tactic_blocks} {'has' if len(short) == 1 else 'have'} fewer than {config.min_tactic_block_lines} non-comment lines",
-                )
+                Violation(Code.TACTIC_BLOCK_TOO_SHORT, f"{_blocks(short)} of {m.tactic_blocks} {verb} {lacking}")
             )
     limit = max_tactic_block_lines(m.proof_lines, config)
     if limit is not None and c.code is not None:  # without a final proof there is nothing to measure against
@@ -148,7 +148,10 @@ def comments(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Viol
     most = config.max_boilerplate_comments
     if most is not None and m.boilerplate_comments > most:
         violations.append(
-            Violation(Code.BOILERPLATE_COMMENTS, f"{m.boilerplate_comments} empty or repeated comments (limit {most})")
+            Violation(
+                Code.BOILERPLATE_COMMENTS,
+                f"{m.boilerplate_comments} empty, placeholder or repeated comments (limit {most})",
+            )
         )
     return violations
 
