@@ -1,7 +1,47 @@
-"""verl 0.9.1 glue: reward, error-correction agent loop, Dr.GRPO config, win-rate history."""
+"""verl 0.9.1 glue for Kimina-Prover RL: the Lean reward, the `kimina_fix` agent loop, Dr.GRPO config, win-rate history.
+
+`import kimina_rl` stays light: verl, kimina-format and kimina-verify are imported when first used. The agent loop
+(`kimina_rl.agent_loop`) is imported by verl's workers from `config/agent_loops.yaml`, not from here.
+"""
 
 from importlib.metadata import version as _version
 
+from kimina_rl.history import Outcome, WinRate, WinRateHistory
+from kimina_rl.reward import compute_score
+from kimina_rl.scoring import REWARD_KEYS, Attempt, Problem, reward_info
+from kimina_rl.service import Scorer, VerifierUnavailableError, scorer_for
+from kimina_rl.settings import FixSettings, Settings, VerifierSettings
+from kimina_rl.trainer_config import (
+    BASE_CONFIG_NAME,
+    agent_loop_config_path,
+    compose_config,
+    config_dir,
+    launch_overrides,
+    search_path,
+)
+
 __version__ = _version("kimina-rl")
 
-__all__ = ["__version__"]
+__all__ = [
+    "BASE_CONFIG_NAME",
+    "REWARD_KEYS",
+    "Attempt",
+    "FixSettings",
+    "Outcome",
+    "Problem",
+    "Scorer",
+    "Settings",
+    "VerifierSettings",
+    "VerifierUnavailableError",
+    "WinRate",
+    "WinRateHistory",
+    "__version__",
+    "agent_loop_config_path",
+    "compose_config",
+    "config_dir",
+    "compute_score",
+    "launch_overrides",
+    "reward_info",
+    "scorer_for",
+    "search_path",
+]

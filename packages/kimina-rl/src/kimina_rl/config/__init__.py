@@ -1,0 +1,1 @@
+"""Hydra YAML of kimina-rl: the Dr.GRPO base config (`kimina_drgrpo.yaml`) and verl's agent loop list."""

@@ -1,0 +1,177 @@
+"""The per-process checker behind the reward and the agent loop: format, then Lean in shared batches, then history."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+import weakref
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from kimina_rl.batching import MicroBatcher
+from kimina_rl.history import Outcome, WinRateHistory
+from kimina_rl.scoring import Attempt, Problem
+from kimina_rl.settings import Settings
+
+if TYPE_CHECKING:
+    from kimina_verify import Verdict, Verifier, VerifyItem
+
+logger = logging.getLogger(__name__)
+
+_FIRST_BACKOFF_S = 2.0
+_MAX_BACKOFF_S = 30.0
+
+
+class VerifierUnavailableError(RuntimeError):
+    """The verification server kept failing for the whole retry budget: stop rather than learn from no signal."""
+
+
+class Scorer:
+    """Checks answers for one worker process and records training outcomes.
+
+    All concurrent calls in the process share one `kimina_verify.Verifier` (one HTTP pool, bounded concurrency)
+    through a micro-batcher, so a burst of per-sample reward calls becomes a few batched requests. An `infra` verdict
+    (server down, 5xx, REPL crash) is retried with growing delays for `settings.verifier.infra_retry_s`; after that
+    `VerifierUnavailableError` is raised. It is never scored 0.
+
+    Args:
+        settings: The `kimina_rl` settings.
+        verifier: A ready client (tests); by default one is built from `settings.verifier`.
+    """
+
+    def __init__(self, settings: Settings, *, verifier: Verifier | None = None) -> None:
+        self.settings = settings
+        self.format_config = settings.format_config()
+        self._verifier = verifier if verifier is not None else _build_verifier(settings)
+        options = settings.verifier
+        self._verify_batcher: MicroBatcher[VerifyItem, Verdict] = MicroBatcher(
+            self._verifier.verify,
+            max_batch_size=options.max_batch_size,
+            window_s=options.batch_window_ms / 1000,
+            max_concurrent=options.max_concurrent_requests,
+        )
+        self._history: WinRateHistory | None = None
+        self._history_batcher: MicroBatcher[Outcome, int] | None = None
+        if settings.history_path is not None:
+            self._history = WinRateHistory(settings.history_path)
+            self._history_batcher = MicroBatcher(self._write_history, max_batch_size=4096, window_s=0.02)
+
+    @property
+    def verification_calls(self) -> int:
+        """How many batched verification calls went out (for tests and benchmarks)."""
+        return self._verify_batcher.batches_sent
+
+    async def attempt(self, text: str, problem: Problem, *, tokens: int | None = None) -> Attempt:
+        """Check one answer: the format rules, then Lean when there is a final code block.
+
+        Args:
+            text: The answer as the model wrote it (one assistant turn).
+            problem: The theorem asked for.
+            tokens: The answer's exact token count, for the length penalty; estimated from characters when None.
+
+        Raises:
+            VerifierUnavailableError: The server failed for the whole retry budget.
+        """
+        from kimina_format import check_format
+        from kimina_verify import VerifyItem
+
+        count_tokens = (lambda _text: tokens) if tokens is not None else None
+        verdict_format = await asyncio.to_thread(
+            check_format,
+            text,
+            formal_statement=problem.formal_statement,
+            config=self.format_config,
+            count_tokens=count_tokens,
+        )
+        code = verdict_format.completion.code
+        if code is None:
+            return Attempt(text, verdict_format, None)
+        verdict = await self._verify(VerifyItem(code, formal_statement=problem.formal_statement))
+        return Attempt(text, verdict_format, verdict)
+
+    async def _verify(self, item: VerifyItem) -> Verdict:
+        budget = self.settings.verifier.infra_retry_s
+        deadline = time.monotonic() + budget
+        delay = _FIRST_BACKOFF_S
+        while True:
+            try:
+                verdict = await self._verify_batcher.submit(item)
+            except (OSError, TimeoutError) as exc:  # the client reports server trouble as verdicts; this is local
+                problem = f"{type(exc).__name__}: {exc}"
+            else:
+                if not verdict.is_infra:
+                    return verdict
+                problem = verdict.detail or "infrastructure failure"
+            if time.monotonic() + delay > deadline:
+                raise VerifierUnavailableError(
+                    f"verification server {self._verifier.url} failed for {budget:g} s "
+                    f"(kimina_rl.verifier.infra_retry_s); last error: {problem}"
+                )
+            logger.warning("verification failed (%s); retrying in %.1f s", problem, delay)
+            await asyncio.sleep(delay)
+            # Jitter spreads the retries of many waiting samples so a recovering server is not hit all at once.
+            delay = min(delay * 2, _MAX_BACKOFF_S) * random.uniform(0.75, 1.0)
+
+    async def record(self, problem: Problem, solved: bool) -> None:
+        """Add one training outcome to the win-rate history; returns once it is on disk (no-op without history)."""
+        if self._history_batcher is None or not problem.training:
+            return
+        outcome = Outcome(
+            problem.problem_id,
+            solved=solved,
+            formal_statement=problem.formal_statement,
+            data_source=problem.data_source,
+            informal_problem=problem.informal_problem,
+        )
+        await self._history_batcher.submit(outcome)
+
+    async def _write_history(self, outcomes: Sequence[Outcome]) -> list[int]:
+        assert self._history is not None
+        await asyncio.to_thread(self._history.record, outcomes)
+        return [1] * len(outcomes)
+
+    async def aclose(self) -> None:
+        """Close the verifier's connections and the history file."""
+        await self._verifier.aclose()
+        if self._history is not None:
+            self._history.close()
+
+
+def _build_verifier(settings: Settings) -> Verifier:
+    from kimina_verify import Verifier
+
+    options = settings.verifier
+    # retries=0: this module owns the retry budget (infra_retry_s), so the two layers do not multiply.
+    return Verifier(
+        options.url,
+        options.api_key,
+        retries=0,
+        timeout=options.timeout_s,
+        batch_size=options.request_size,
+        max_concurrency=options.max_concurrent_requests,
+        cache=options.cache,
+        infotree=options.infotree,
+    )
+
+
+_scorers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Scorer] = weakref.WeakKeyDictionary()
+_closing: set[asyncio.Task[Any]] = set()
+
+
+def scorer_for(settings: Settings) -> Scorer:
+    """The process's scorer for the running event loop, built on first use (and rebuilt if the settings change).
+
+    verl runs each reward worker and agent-loop worker as one process with one event loop, so this is one verifier
+    client, one connection pool and one batcher per worker process.
+    """
+    loop = asyncio.get_running_loop()
+    scorer = _scorers.get(loop)
+    if scorer is None or scorer.settings != settings:
+        if scorer is not None:
+            task = loop.create_task(scorer.aclose())
+            _closing.add(task)
+            task.add_done_callback(_closing.discard)
+        scorer = _scorers[loop] = Scorer(settings)
+    return scorer

@@ -1,0 +1,68 @@
+"""Settings parsing (the YAML and the dataclasses agree) and how dataset rows become problems."""
+
+import pytest
+from kimina_rl.scoring import Problem
+from kimina_rl.settings import FixSettings, Settings, VerifierSettings
+from omegaconf import DictConfig, OmegaConf
+
+
+def test_yaml_defaults_match_the_dataclass_defaults(base_config: DictConfig) -> None:
+    from_yaml = Settings.from_mapping(base_config.kimina_rl)
+    assert from_yaml == Settings()
+
+
+def test_partial_mapping_and_format_overrides() -> None:
+    settings = Settings.from_mapping(
+        {"verifier": {"url": "http://lean:8000"}, "format": {"min_tactic_blocks": 1, "code_languages": ["lean4"]}}
+    )
+    assert settings.verifier == VerifierSettings(url="http://lean:8000")
+    assert settings.fix == FixSettings()
+    config = settings.format_config()
+    assert (config.min_tactic_blocks, config.code_languages) == (1, ("lean4",))
+    assert (
+        Settings.from_mapping(OmegaConf.create({"history": {"path": "/tmp/h.sqlite"}})).history_path == "/tmp/h.sqlite"
+    )
+
+
+@pytest.mark.parametrize(
+    ("mapping", "message"),
+    [
+        ({"verifer": {}}, r"kimina_rl: unknown key\(s\) verifer"),
+        ({"fix": {"max_errors": 0}}, "kimina_rl.fix: max_errors must be positive"),
+        ({"verifier": {"infra_retry_s": -1}}, "infra_retry_s must not be negative"),
+        ({"history": {"file": "x"}}, r"kimina_rl.history: unknown key\(s\) file"),
+    ],
+)
+def test_bad_settings_name_the_key(mapping: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Settings.from_mapping(mapping)
+
+
+def test_unknown_format_field_is_named() -> None:
+    with pytest.raises(ValueError, match=r"kimina_rl.format: unknown key\(s\) min_blocks"):
+        Settings.from_mapping({"format": {"min_blocks": 1}}).format_config()
+
+
+def test_kimina_data_row() -> None:
+    info = {
+        "uid": "u-1",
+        "header": "import Mathlib\n\n",
+        "formal_statement": "theorem t : 1 = 1 := by",
+        "informal_problem": "Show 1 = 1.",
+    }
+    problem = Problem.from_row("numina-lean", "theorem t : 1 = 1 := by", info)
+    assert problem == Problem(
+        "import Mathlib\n\ntheorem t : 1 = 1 := by", "u-1", "numina-lean", "Show 1 = 1.", training=True
+    )
+
+
+def test_upstream_and_minimal_rows() -> None:
+    upstream = Problem.from_row(
+        "minif2f", "Should be solved in Lean 4.", {"formal_statement": "theorem a : True := by"}
+    )
+    assert upstream.formal_statement == "theorem a : True := by"
+    assert upstream.problem_id.startswith("sha256:")  # stable id without a uid
+    assert Problem.from_row("x", "theorem b : True := by", None).formal_statement == "theorem b : True := by"
+    assert not Problem.from_row("x", "theorem b : True := by", {"split": "test"}).training
+    with pytest.raises(ValueError, match="no formal statement"):
+        Problem.from_row("x", None, {"uid": "y"})
