@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kimina_verify import LeanCode, build_check_code, normalize_imports
 from kimina_verify.lexer import lex, strip_comments_and_strings
 
@@ -69,6 +71,21 @@ def test_lexer_is_linear_on_hostile_input() -> None:
     hostile = "/-" * 20000 + "'" * 20000 + '"' + "\\" * 20000
     lexed = lex(hostile)
     assert len(lexed.stripped) == len(hostile)
+
+
+LEAN_ALPHABET = st.sampled_from(
+    ["/-", "-/", "--", '"', "'", "«", "»", "\\", "\n", " ", "{", "}", "!", "r#", "#", "sorry", "x", "h'", ".", "ℝ", "₁"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LEAN_ALPHABET, max_size=60).map("".join))
+def test_lexer_never_fails_and_keeps_every_offset(source: str) -> None:
+    lexed = lex(source)
+    assert len(lexed.stripped) == len(source)
+    assert [i for i, c in enumerate(lexed.stripped) if c == "\n"] == [i for i, c in enumerate(source) if c == "\n"]
+    for token in lexed.tokens:
+        assert 0 <= token.start < token.end <= len(source)
 
 
 # --- header / body / imports -------------------------------------------------------------------------------------

@@ -6,6 +6,8 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kimina_verify import IntegrityPolicy, LeanCode, check_integrity
 
 HEADER = (
@@ -95,6 +97,30 @@ LOOKALIKES = [
 @pytest.mark.parametrize("code", LOOKALIKES)
 def test_harmless_lookalike_passes(code: str) -> None:
     assert codes(code) == []
+
+
+def test_huge_code_is_rejected_unread() -> None:
+    huge = "theorem t : True := by\n" + "  trivial\n" * 200_000
+    assert codes(huge) == ["too_long"]
+    assert codes(huge, policy=IntegrityPolicy(max_code_bytes=10 << 20)) == []
+
+
+def test_hostile_code_is_checked_quickly() -> None:
+    hostile = "/-" * 50_000 + "«" * 50_000 + "'" * 50_000 + '"' + "\\" * 50_000
+    assert "unterminated" in codes(hostile)
+
+
+FORBIDDEN_TEXT = st.sampled_from(["sorry", "admit", "axiom cheat : False", "#eval 1", "macro", "sorryAx", "unsafe"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_forbidden_words_in_comments_and_strings_never_count(data: st.DataObject) -> None:
+    lines = (HEADER + PROOF).split("\n")
+    at = data.draw(st.integers(0, len(lines)))
+    word = data.draw(FORBIDDEN_TEXT)
+    hidden = data.draw(st.sampled_from([f"-- {word}", f"/- {word} -/", f"/-- {word} -/", f"/- /- {word} -/ -/"]))
+    assert codes("\n".join([*lines[:at], hidden, *lines[at:]]), STATEMENT) == []
 
 
 def test_violation_has_line_and_message() -> None:

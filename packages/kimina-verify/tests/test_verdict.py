@@ -58,6 +58,9 @@ def test_validity_rule(response: dict[str, Any], expected: VerdictKind) -> None:
         ("Lean REPL header command timed out in 60.0 seconds", VerdictKind.INFRA),
         ("No available REPLs", VerdictKind.INFRA),
         ("Snippet execution failed: JSON decode error", VerdictKind.INFRA),
+        ("Lean REPL crashed while checking this snippet (exit code -11): stack overflow", VerdictKind.INFRA),
+        ("Lean REPL ran out of memory while checking this snippet (limit 8192 MiB)", VerdictKind.TIMEOUT),
+        ("snippet is 2000000 bytes, over this server's limit of 1048576 bytes", VerdictKind.LEAN_ERROR),
     ],
 )
 def test_server_errors(error: str, expected: VerdictKind) -> None:

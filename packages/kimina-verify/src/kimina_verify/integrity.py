@@ -31,6 +31,7 @@ DEFAULT_ALLOWED_OPTIONS = frozenset(
 DEFAULT_ALLOWED_OPTION_PREFIXES = ("linter.", "pp.")
 """Option families that only change what Lean prints."""
 
+
 @dataclass(frozen=True)
 class Violation:
     """One broken integrity rule.
@@ -56,12 +57,14 @@ class IntegrityPolicy:
         allowed_options: `set_option` names a proof may set.
         allowed_option_prefixes: Option families a proof may set.
         allowed_axioms: Axioms a valid proof may depend on (besides the native ones when allowed).
+        max_code_bytes: Longer code is rejected unread (`too_long`); the default matches our server's limit.
     """
 
     allow_native_decide: bool = True
     allowed_options: frozenset[str] = DEFAULT_ALLOWED_OPTIONS
     allowed_option_prefixes: tuple[str, ...] = DEFAULT_ALLOWED_OPTION_PREFIXES
     allowed_axioms: frozenset[str] = field(default=DEFAULT_ALLOWED_AXIOMS)
+    max_code_bytes: int = 1 << 20
 
     @property
     def accepted_axioms(self) -> frozenset[str]:
@@ -203,6 +206,9 @@ def check_integrity(
     """
     policy = policy or IntegrityPolicy()
     lean = code if isinstance(code, LeanCode) else LeanCode(code)
+    size = len(lean.text.encode("utf-8", errors="replace"))
+    if size > policy.max_code_bytes:
+        return [Violation("too_long", f"the code is {size} bytes, over the limit of {policy.max_code_bytes}")]
     scan = _Scan(lean, policy)
     for kind, offset in lean.lexed.unterminated:
         scan.add(offset, "unterminated", f"unterminated {kind}: it would hide the rest of the file from Lean")

@@ -29,7 +29,8 @@ _LETTER_LIKE = (
 _SUBSCRIPTS = "\u2080-\u2089\u2090-\u209c\u1d62-\u1d6a"
 ID_REST_CLASS = f"A-Za-z0-9_'!?{_LETTER_LIKE}{_SUBSCRIPTS}"
 """Lean's identifier characters as the body of a regex character class."""
-_ATOM = f"(?:«[^»\\n]*»|[A-Za-z_{_LETTER_LIKE}][{ID_REST_CLASS}]*)"
+# «escaped» names are bounded so that a line of unclosed «s stays linear to scan.
+_ATOM = f"(?:«[^»\\n]{{0,256}}»|[A-Za-z_{_LETTER_LIKE}][{ID_REST_CLASS}]*)"
 # Where comments and literals start; plain code in between is tokenised by `_CODE` in one `finditer` call.
 _SPECIAL = re.compile(
     rf"""--|/-|(?<![{ID_REST_CLASS}])r\#*"|"

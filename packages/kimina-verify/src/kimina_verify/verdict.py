@@ -29,7 +29,12 @@ _REPL_INFRA_MESSAGES = ("Unknown environment", "Unknown proof state")
 
 
 class VerdictKind(StrEnum):
-    """The outcome of verifying one proof."""
+    """The outcome of verifying one proof.
+
+    `valid`: accepted. `sorry`: incomplete (sorry, `sorryAx`). `lean_error`: Lean rejected it. `integrity`: a rule
+    against reward hacking rejected it (statically, or by its axioms). `timeout`: Lean ran out of time (or memory) on
+    it. `infra`: the verification infrastructure failed; says nothing about the proof.
+    """
 
     VALID = "valid"
     SORRY = "sorry"
@@ -139,10 +144,17 @@ class Verdict:
 
 
 def classify_error(error: str) -> VerdictKind:
-    """Kind of a server error string: a Lean timeout on the proof body, else infrastructure."""
+    """Kind of a server error string.
+
+    Lean running out of time or memory on the proof body is `timeout`; a snippet over the server's size limit is
+    `lean_error` (retrying cannot help); everything else (header import timeout, no REPL available, REPL crash,
+    unreadable output, transport failure) is `infra`.
+    """
     lowered = error.lower()
-    if "timed out" in lowered and "header" not in lowered:
+    if "header" not in lowered and ("timed out" in lowered or "out of memory" in lowered):
         return VerdictKind.TIMEOUT
+    if "over this server's limit" in lowered:
+        return VerdictKind.LEAN_ERROR
     return VerdictKind.INFRA
 
 
