@@ -98,6 +98,9 @@ def test_the_whole_pipeline_on_the_real_minif2f_file(minif2f_file: Path, tmp_pat
     for row in train.select(range(20)):
         statement = row["reward_model"]["ground_truth"]
         assert statement.endswith(":= by") and statement in row["prompt"][1]["content"]
+        assert statement.startswith(row["extra_info"]["header"]) and statement.endswith(
+            row["extra_info"]["formal_statement"]
+        )
         assert row["extra_info"]["header"].startswith("import Mathlib\nimport Aesop")
 
 

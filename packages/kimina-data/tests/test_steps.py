@@ -149,7 +149,7 @@ def test_export_writes_the_columns_verl_reads(loaded: datasets.Dataset, tmp_path
     )
     assert first["prompt"][0]["role"] == "system" and first["prompt"][1]["role"] == "user"
     assert "```lean4\nimport Mathlib\n\ntheorem syn_01" in first["prompt"][1]["content"]
-    assert first["reward_model"] == {"style": "rule", "ground_truth": source["formal_statement"]}
+    assert first["reward_model"] == {"style": "rule", "ground_truth": source["header"] + source["formal_statement"]}
     assert first["extra_info"] == {
         "index": 0,
         "uid": "synthetic-01",
@@ -177,5 +177,17 @@ def test_export_reads_in_verls_own_dataset_class(loaded: datasets.Dataset, tmp_p
     item = dataset[2]
     assert item["raw_prompt"][1]["content"].endswith(f"{table[2]['formal_statement']}\n```\n")
     assert item["data_source"] == "numina-lean"
-    assert item["reward_model"]["ground_truth"] == table[2]["formal_statement"]
+    assert item["reward_model"]["ground_truth"] == table[2]["header"] + table[2]["formal_statement"]
     assert item["index"] == 2
+
+
+def test_the_ground_truth_is_what_kimina_verify_checks_a_proof_against(minif2f_file: Path, tmp_path: Path) -> None:
+    """A proof that keeps the statement passes kimina-verify's statement rules; one that changes it does not."""
+    from kimina_verify import check_integrity
+
+    table = to_verl(normalise(load_source(SourceSpec(str(minif2f_file))).table))
+    for row in table.select(range(0, len(table), 8)):
+        ground_truth = row["reward_model"]["ground_truth"]
+        assert check_integrity(ground_truth + "\n  norm_num", ground_truth) == []
+        weakened = ground_truth.replace(":= by", "∨ True := by", 1)
+        assert "statement_mismatch" in {v.code for v in check_integrity(weakened + "\n  simp", ground_truth)}

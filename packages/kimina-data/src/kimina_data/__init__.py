@@ -1,7 +1,28 @@
-"""Build the RL promptset and evaluation sets as verl parquet."""
+"""Build the Kimina-Prover-RL promptset and the miniF2F evaluation sets as verl parquet."""
 
 from importlib.metadata import version as _version
 
+from kimina_data.config import BuildConfig, ConfigError, load_data_section
+from kimina_data.minif2f import build_minif2f
+from kimina_data.pipeline import BuildError, build_promptset
+from kimina_data.report import BuildReport
+from kimina_data.schema import Rejection
+from kimina_data.sources import SourceError, SourceKind, SourceSpec, load_source
+
 __version__ = _version("kimina-data")
 
-__all__ = ["__version__"]
+__all__ = [
+    "BuildConfig",
+    "BuildError",
+    "BuildReport",
+    "ConfigError",
+    "Rejection",
+    "SourceError",
+    "SourceKind",
+    "SourceSpec",
+    "__version__",
+    "build_minif2f",
+    "build_promptset",
+    "load_data_section",
+    "load_source",
+]

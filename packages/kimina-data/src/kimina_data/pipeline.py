@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kimina_data.config import BuildConfig
 from kimina_data.report import BuildReport, CheckStats, Histogram, StepStats, count_by_source, plot_win_rates
-from kimina_data.schema import Rejection, count_reasons, write_rejections
+from kimina_data.schema import Rejection, column, count_reasons, write_rejections
 from kimina_data.sources import load_source
 from kimina_data.statement_check import StatementCheck, check_statements, statement_check_from_url
 from kimina_data.steps import deduplicate, filter_win_rate, normalise, split_by_problem, to_verl, weight, write_parquet
@@ -99,26 +100,24 @@ def _run_steps(
     import datasets
 
     tables = []
-    kept: dict[str, int] = {}
     started = time.perf_counter()
     for done, spec in enumerate(config.sources):
         hook("load", done, len(config.sources))
-        loaded = load_source(
-            spec, cache_dir=str(config.cache_dir) if config.cache_dir else None, rectified=config.rectified
-        )
+        cache_dir = str(config.cache_dir) if config.cache_dir else None
+        loaded = load_source(spec, cache_dir=cache_dir, rectified=config.rectified)
         label = spec.name or loaded.kind.value
         report.sources[label] = report.sources.get(label, 0) + loaded.rows_read
-        kept[label] = kept.get(label, 0) + len(loaded.table)
         rejections.extend(loaded.rejections)
         tables.append(loaded.table)
     hook("load", len(config.sources), len(config.sources))
     table = datasets.concatenate_datasets(tables)
-    # Counted by source label: miniF2F rows get their split in `data_source` only once loaded.
-    report.steps.append(StepStats.measure("load", report.sources, kept, time.perf_counter() - started))
+    after = count_by_source(table)
+    read = Counter(after) + Counter(r.data_source for r in rejections)
+    report.steps.append(StepStats.measure("load", dict(read), after, time.perf_counter() - started))
     _require(table, "load", rejections)
 
     table = _apply(report, hook, "normalise", table, lambda t: normalise(t, default_header=config.default_header))
-    report.win_rates = Histogram.of(table["win_rate"])
+    report.win_rates = Histogram.of(column(table, "win_rate"))
     table = _apply(
         report,
         hook,

@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kimina_data.schema import column
+
 if TYPE_CHECKING:
     import datasets
 
@@ -17,7 +19,7 @@ if TYPE_CHECKING:
 
 def count_by_source(table: datasets.Dataset) -> dict[str, int]:
     """Rows per `data_source`, in order of first appearance."""
-    return dict(Counter(table["data_source"]))
+    return dict(Counter(column(table, "data_source")))
 
 
 @dataclass(frozen=True, slots=True)

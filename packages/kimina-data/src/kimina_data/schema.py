@@ -59,6 +59,12 @@ def canonical_table(rows: list[dict[str, Any]]) -> datasets.Dataset:
     return datasets.Dataset.from_list(rows, features=canonical_features())
 
 
+def column(table: datasets.Dataset, name: str) -> list[Any]:
+    """One column as a Python list, read through Arrow in one go (iterating `table[name]` reads row by row)."""
+    values: list[Any] = table.select_columns([name]).with_format("arrow")[name].to_pylist()
+    return values
+
+
 @dataclass(frozen=True, slots=True)
 class Rejection:
     """A row that a step turned away: where it came from, a stable `reason` code, and the row itself, so nothing is lost.

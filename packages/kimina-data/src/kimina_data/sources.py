@@ -127,7 +127,9 @@ def load_source(spec: SourceSpec, *, cache_dir: str | None = None, rectified: bo
             rows.append(_canonical(kind, label, index, record, rectified=rectified))
         except _RowError as e:
             uid = str(record.get("uuid") or record.get("statement_id") or record.get("name") or "")
-            rejections.append(Rejection("load", label, index, uid, e.reason, str(e), record))
+            rejections.append(
+                Rejection("load", _data_source(kind, label, record), index, uid, e.reason, str(e), record)
+            )
     table = canonical_table(rows)
     if rejections:
         log.warning("%s: rejected %d of %d rows", spec.location, len(rejections), len(raw.rows) + len(raw.bad_lines))
@@ -228,7 +230,7 @@ class _RowError(ValueError):
 def _canonical(kind: SourceKind, label: str, index: int, r: dict[str, Any], *, rectified: bool) -> dict[str, Any]:
     """Map one raw row to canonical columns, raising `_RowError` for anything unusable."""
     rl: Mapping[str, Any] | None = None
-    author, source, data_source = "", "", label
+    author, source = "", ""
     if kind is SourceKind.NUMINA_LEAN:
         uid, informal, statement = r.get("uuid"), r.get("problem"), r.get("formal_statement")
         rl, author, source = r.get("rl_data"), r.get("author") or "", r.get("source") or ""
@@ -240,8 +242,6 @@ def _canonical(kind: SourceKind, label: str, index: int, r: dict[str, Any], *, r
         statement = (rectified and r.get("formal_statement_rectified")) or r.get("formal_statement")
         if isinstance(statement, str) and isinstance(r.get("header"), str):
             statement = r["header"] + statement
-        if r.get("split"):
-            data_source = f"{label}-{r['split']}"
     if not isinstance(statement, str):
         raise _RowError("missing_statement", "no formal statement")
     try:
@@ -253,7 +253,7 @@ def _canonical(kind: SourceKind, label: str, index: int, r: dict[str, Any], *, r
     win_rate, n_proofs, n_correct = _rl_fields(rl)
     return {
         "uid": str(uid) if uid not in (None, "") else f"{label}:{index}",
-        "data_source": data_source,
+        "data_source": _data_source(kind, label, r),
         "source": str(source),
         "header": "",
         "formal_statement": statement,
@@ -264,6 +264,12 @@ def _canonical(kind: SourceKind, label: str, index: int, r: dict[str, Any], *, r
         "author": str(author),
         "variant_of": None,
     }
+
+
+def _data_source(kind: SourceKind, label: str, record: dict[str, Any]) -> str:
+    """The row's `data_source`: the source's label, with the split appended for miniF2F (`minif2f-test`)."""
+    split = record.get("split") if kind is SourceKind.MINIF2F else None
+    return f"{label}-{split}" if isinstance(split, str) and split else label
 
 
 def _strip_doc_comment(text: Any) -> Any:

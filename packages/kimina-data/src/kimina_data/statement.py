@@ -25,6 +25,10 @@ _NAME_AFTER_KEYWORD = re.compile(r"(?<![\w.'])(theorem|lemma)\s+[^\s:({\[⦃]+")
 _SPACE_NEAR_SYMBOL = re.compile(r"\s+(?=[^\w\s'.!?])|(?<=[^\w\s'.!?])\s+")
 _SPACES = re.compile(r"\s+")
 _BLANK_RUNS = re.compile(r"\n{3,}")
+_COMMENT_OR_STRING = re.compile(r'"|--|/-')
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BLOCK_MARK = re.compile(r"/-|-/")
+_NOT_NEWLINE = re.compile(r"[^\n]")
 
 
 class StatementError(ValueError):
@@ -57,34 +61,30 @@ def blank_comments(code: str) -> str:
     Positions in the result match positions in `code`, so a match found in the blanked text can be cut from the
     original. String literals are skipped so that `"--"` inside one is not taken for a comment.
     """
-    out = list(code)
-    i, n = 0, len(code)
-    while i < n:
-        c = code[i]
-        if c == '"':
-            i += 1
-            while i < n and code[i] != '"':
-                i += 2 if code[i] == "\\" else 1
-            i += 1
-        elif code.startswith("--", i):
-            end = code.find("\n", i)
-            end = n if end < 0 else end
-            out[i:end] = " " * (end - i)
-            i = end
-        elif code.startswith("/-", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if code.startswith("/-", j):
-                    depth, j = depth + 1, j + 2
-                elif code.startswith("-/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
-            out[i:j] = [ch if ch == "\n" else " " for ch in code[i:j]]
-            i = j
+    if "-" not in code:
+        return code
+    parts: list[str] = []
+    pos, n = 0, len(code)
+    while found := _COMMENT_OR_STRING.search(code, pos):
+        start = found.start()
+        if found.group() == '"':
+            literal = _STRING.match(code, start)
+            end = literal.end() if literal else n
+            parts.append(code[pos:end])
         else:
-            i += 1
-    return "".join(out)
+            if found.group() == "--":
+                end = code.find("\n", start)
+                end = n if end < 0 else end
+            else:
+                depth, end = 1, start + 2
+                while depth and (mark := _BLOCK_MARK.search(code, end)):
+                    depth, end = depth + (1 if mark.group() == "/-" else -1), mark.end()
+                end = end if depth == 0 else n
+            parts.append(code[pos:start])
+            parts.append(_NOT_NEWLINE.sub(" ", code[start:end]))
+        pos = end
+    parts.append(code[pos:])
+    return "".join(parts)
 
 
 def clean_text(text: str) -> str:

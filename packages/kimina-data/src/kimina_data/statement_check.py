@@ -14,7 +14,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from kimina_data.report import CheckStats
-from kimina_data.schema import Rejection
+from kimina_data.schema import Rejection, column
 from kimina_data.variants.step import ProgressHook
 
 if TYPE_CHECKING:
@@ -42,7 +42,8 @@ def check_statements(
     `check_timeout`, `check_infra` (the server failed; the row is dropped rather than kept unchecked, and a rerun
     checks it again at no Gemini cost).
     """
-    snippets = [sorry_snippet(h, s) for h, s in zip(table["header"], table["formal_statement"], strict=True)]
+    headers, statements = column(table, "header"), column(table, "formal_statement")
+    snippets = [sorry_snippet(h, s) for h, s in zip(headers, statements, strict=True)]
     kinds: list[str] = []
     for start in range(0, len(snippets), _BATCH):
         batch = snippets[start : start + _BATCH]

@@ -43,23 +43,23 @@ def verl_features() -> datasets.Features:
 def to_verl(table: datasets.Dataset) -> datasets.Dataset:
     """Map a normalised canonical table to verl rows.
 
-    `prompt` is the Kimina-Prover-RL chat (system + user) showing the informal problem and `header +
-    formal_statement`; `reward_model.ground_truth` is the statement alone (from the declaration to `:= by`), which
-    the reward checks the model's proof against; `extra_info` keeps the header, the texts, the source, the win rate
-    and the origin of a variant, and `index` is the row's position in the file.
+    `prompt` is the Kimina-Prover-RL chat (system + user) showing the informal problem and the statement with its
+    header. `reward_model.ground_truth` is that same Lean text, header included, as kimina-verify's `VerifyItem`
+    wants it: the header fixes the context (`open Real`, ...) the statement means something in. `extra_info` keeps
+    the header and the bare statement apart, the informal problem, the source, the win rate, the origin of a
+    variant, and `index`, the row's position in the file.
     """
 
     def batch(rows: dict[str, list[Any]], indices: list[int]) -> dict[str, list[Any]]:
+        full = [h + s for h, s in zip(rows["header"], rows["formal_statement"], strict=True)]
         return {
             "data_source": rows["data_source"],
             "prompt": [
-                build_messages(header + statement, informal, template="rl")
-                for header, statement, informal in zip(
-                    rows["header"], rows["formal_statement"], rows["informal_problem"], strict=True
-                )
+                build_messages(text, informal, template="rl")
+                for text, informal in zip(full, rows["informal_problem"], strict=True)
             ],
             "ability": [ABILITY] * len(indices),
-            "reward_model": [{"style": "rule", "ground_truth": s} for s in rows["formal_statement"]],
+            "reward_model": [{"style": "rule", "ground_truth": text} for text in full],
             "extra_info": [
                 {
                     "index": index,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
+from kimina_data.schema import column
+
 if TYPE_CHECKING:
     import datasets
 
@@ -25,7 +27,8 @@ def split_by_problem(
     """
     if not 0.0 <= val_fraction < 1.0:
         raise ValueError(f"val_fraction must be in [0, 1), got {val_fraction}")
-    groups = (v if v is not None else u for u, v in zip(table["uid"], table["variant_of"], strict=True))
+    uids, origins = column(table, "uid"), column(table, "variant_of")
+    groups = (v if v is not None else u for u, v in zip(uids, origins, strict=True))
     to_val = [_unit(seed, g) < val_fraction for g in groups]
     train = [i for i, v in enumerate(to_val) if not v]
     val = [i for i, v in enumerate(to_val) if v]

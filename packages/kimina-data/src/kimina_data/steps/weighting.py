@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kimina_data.schema import column
+
 if TYPE_CHECKING:
     import datasets
 
@@ -42,5 +44,5 @@ class Weighting:
 
 def weight(table: datasets.Dataset, copies: Callable[[float | None], int] = Weighting()) -> datasets.Dataset:
     """Repeat each row `copies(win_rate)` times (0 drops it); copies sit next to each other, verl shuffles later."""
-    indices = [index for index, w in enumerate(table["win_rate"]) for _ in range(copies(w))]
+    indices = [index for index, w in enumerate(column(table, "win_rate")) for _ in range(copies(w))]
     return table.select(indices, keep_in_memory=True)

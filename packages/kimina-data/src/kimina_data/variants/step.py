@@ -9,7 +9,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kimina_data.schema import Rejection, canonical_table
+from kimina_data.schema import Rejection, canonical_table, column
 from kimina_data.statement import StatementError, statement_key
 from kimina_data.variants.cache import AnswerCache, CachedAnswer, cache_key
 from kimina_data.variants.gemini import GeminiCaller, GeminiCallFailed, GeminiError
@@ -109,7 +109,7 @@ def generate_variants(
 
 
 def _hardest_first(table: datasets.Dataset) -> list[dict[str, Any]]:
-    rows = list(table)
+    rows: list[dict[str, Any]] = table.to_list()
     return sorted(rows, key=lambda r: (r["win_rate"] is None, r["win_rate"] or 0.0))
 
 
@@ -181,7 +181,7 @@ def _collect(
     jobs: Iterable[_Job], answers: dict[str, CachedAnswer], table: datasets.Dataset, model: str
 ) -> tuple[list[dict[str, Any]], list[Rejection]]:
     """Check every answered candidate and turn the good ones into canonical rows."""
-    seen = {statement_key(s) for s in table["formal_statement"]}
+    seen = {statement_key(s) for s in column(table, "formal_statement")}
     rows: list[dict[str, Any]] = []
     rejections: list[Rejection] = []
     for job in jobs:

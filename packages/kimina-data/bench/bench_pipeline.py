@@ -1,0 +1,68 @@
+"""Benchmark: 100,000 synthetic NuminaMath-LEAN rows through normalise, filter, de-duplicate, weight and export.
+
+Runs on one core (CPU affinity and Arrow's thread pools pinned to 1). Target: under 60 s for the five steps.
+Loading (JSON Lines to the checked canonical table) is timed too, but is not part of the target.
+
+    .venv/bin/python packages/kimina-data/bench/bench_pipeline.py [--rows 100000]
+"""
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+TARGET_S = 60.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=100_000)
+    args = parser.parse_args()
+
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    import datasets
+    import pyarrow
+
+    pyarrow.set_cpu_count(1)
+    pyarrow.set_io_thread_count(1)
+    datasets.disable_progress_bars()
+
+    from kimina_data.sources import SourceSpec, load_source
+    from kimina_data.steps import deduplicate, filter_win_rate, normalise, to_verl, weight, write_parquet
+    from kimina_data.testing import synthetic_numina_rows
+
+    def timed(name: str, run: Callable[[], Any]) -> Any:
+        started = time.perf_counter()
+        result = run()
+        seconds = time.perf_counter() - started
+        rows = f"{len(result):>9,} rows" if hasattr(result, "__len__") else ""
+        print(f"  {name:<12} {seconds:7.2f} s  {rows}")
+        return result, seconds
+
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "numina_synthetic.jsonl"
+        with source.open("w") as f:
+            for row in synthetic_numina_rows(args.rows, seed=1):
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        print(f"{args.rows:,} synthetic NuminaMath-LEAN rows, one core")
+        loaded, load_s = timed("load", lambda: load_source(SourceSpec(str(source))).table)
+        table, t1 = timed("normalise", lambda: normalise(loaded))
+        table, t2 = timed("filter", lambda: filter_win_rate(table))
+        table, t3 = timed("deduplicate", lambda: deduplicate(table))
+        table, t4 = timed("weight", lambda: weight(table))
+        _, t5 = timed("export", lambda: write_parquet(to_verl(table), Path(tmp) / "train.parquet"))
+        size = (Path(tmp) / "train.parquet").stat().st_size
+    total = t1 + t2 + t3 + t4 + t5
+    verdict = "PASS" if total < TARGET_S else "FAIL"
+    print(f"normalise+filter+dedup+weight+export: {total:.1f} s for {args.rows:,} rows "
+          f"({args.rows / total:,.0f} rows/s; target < {TARGET_S:.0f} s: {verdict}); "
+          f"load {load_s:.1f} s; parquet {size / 1e6:.1f} MB")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
