@@ -13,7 +13,7 @@ def plot_pass_at_k(summaries: Sequence[RunSummary], path: str | os.PathLike[str]
     """Draw pass@k curves to a PNG file.
 
     Each run gets a solid line for pass@k and, when it had a fix turn, a dashed line of the same colour for pass@k
-    with error fixing; shaded bands are the bootstrap intervals.
+    with error fixing; shaded bands (error bars for a lone k) are the bootstrap intervals.
 
     Args:
         summaries: The runs to draw.
@@ -41,9 +41,18 @@ def plot_pass_at_k(summaries: Sequence[RunSummary], path: str | os.PathLike[str]
                     continue
                 ks = [k for k, _ in points]
                 all_ks.update(ks)
-                axes.plot(ks, [100 * e.value for _, e in points], style, color=colour, marker="o", label=label)
+                values = [100 * e.value for _, e in points]
                 low, high = [100 * e.low for _, e in points], [100 * e.high for _, e in points]
-                axes.fill_between(ks, low, high, color=colour, alpha=0.12, linewidth=0)
+                if len(points) > 1:
+                    axes.plot(ks, values, style, color=colour, marker="o", label=label)
+                    axes.fill_between(ks, low, high, color=colour, alpha=0.12, linewidth=0)
+                else:  # a band needs two points: a lone k gets an error bar, nudged sideways per run
+                    x = ks[0] * 2 ** (0.05 * (index - (len(summaries) - 1) / 2))
+                    bar = [[values[0] - low[0]], [high[0] - values[0]]]
+                    axes.errorbar([x], values, yerr=bar, color=colour, marker="o", capsize=4, label=label)
+        if len(all_ks) == 1:
+            (k,) = all_ks
+            axes.set_xlim(k / 1.5, k * 1.5)
         axes.set_xscale("log", base=2)
         axes.set_xticks(sorted(all_ks), [str(k) for k in sorted(all_ks)])
         axes.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
