@@ -203,6 +203,19 @@ def test_mismatch_message_points_at_the_difference() -> None:
     assert "expected `<`, found `≤`" in violation.message
 
 
+DEF_STATEMENT = HEADER + "def f (n : ℕ) : ℕ := n ^ 2 + 1\n\ntheorem uses_f : f 2 = 5 := by\n  sorry\n"
+
+
+def test_definitions_of_the_statement_must_be_kept() -> None:
+    good = "def f (n : ℕ) : ℕ :=\n  n ^ 2 + 1 -- same\n\nlemma aux : 1 = 1 := rfl\n\ntheorem uses_f : f 2 = 5 := by\n  decide"
+    assert codes(good, DEF_STATEMENT) == []
+    weakened = good.replace("n ^ 2 + 1 -- same", "5")
+    assert codes(weakened, DEF_STATEMENT) == ["statement_mismatch"]
+    assert "definition of `f`" in check_integrity(weakened, DEF_STATEMENT)[0].message
+    renamed = good.replace("def f", "def g").replace("f 2", "g 2")
+    assert codes(renamed, DEF_STATEMENT) == ["statement_missing", "statement_mismatch"]
+
+
 def test_statement_without_theorem_is_reported() -> None:
     assert codes(PROOF, HEADER + "-- nothing here\n") == ["statement_unparsable"]
 
@@ -215,6 +228,14 @@ def test_instances_and_variables_before_the_target_are_rejected() -> None:
     assert codes("variable (cheat : False)\ninclude cheat\n" + PROOF, STATEMENT) == ["variable", "variable"]
     # After the target they cannot change it.
     assert codes(PROOF + "\ninstance : Inhabited ℝ := ⟨0⟩\n", STATEMENT) == []
+
+
+def test_instances_given_by_the_statement_are_allowed() -> None:
+    given = (
+        HEADER + "instance : Fact (Nat.Prime 7) := ⟨by norm_num⟩\n\n" + "theorem target : (7 : ℕ) ≠ 0 := by\n  sorry"
+    )
+    code = "instance : Fact (Nat.Prime 7) := ⟨by norm_num⟩\n\ntheorem target : (7 : ℕ) ≠ 0 := by\n  norm_num"
+    assert codes(code, given) == []
 
 
 def test_reformatting_real_statements_keeps_them_equal(minif2f_rows: list[dict[str, Any]]) -> None:

@@ -55,6 +55,9 @@ class _Job:
 class Verifier:
     """Async client for any kimina-lean-server-compatible verification server.
 
+    One instance serves any number of concurrent `verify` calls, within one event loop (its connection pool and
+    semaphore belong to the loop that first uses them).
+
     Args:
         url: Server base URL (default `$LEAN_SERVER_API_URL`, else `http://localhost:8000`).
         api_key: API key (default `$LEAN_SERVER_API_KEY` or `$LEANSERVER_API_KEY`).

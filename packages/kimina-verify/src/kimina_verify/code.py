@@ -13,6 +13,13 @@ DECLARATION_KEYWORDS = frozenset(
     {"theorem", "lemma", "def", "abbrev", "instance", "example", "axiom", "opaque", "structure", "class", "inductive"}
 )
 THEOREM_KEYWORDS = frozenset({"theorem", "lemma"})
+COMMAND_WORDS = DECLARATION_KEYWORDS | {
+    *("namespace", "section", "end", "mutual", "open", "export", "set_option", "attribute", "variable", "include"),
+    *("omit", "universe", "private", "protected", "noncomputable", "partial", "nonrec", "unsafe", "deriving"),
+    *("macro", "macro_rules", "syntax", "elab", "elab_rules", "notation", "infix", "infixl", "infixr", "prefix"),
+    *("postfix", "initialize", "run_cmd", "lemma"),
+}
+"""Words that begin a top-level command when they start a line; they end the declaration before them."""
 _OPENERS = {"(": ")", "[": "]", "{": "}", "⟨": "⟩", "⦃": "⦄"}
 _CLOSERS = frozenset(_OPENERS.values())
 _HEADER_LINE = re.compile(r"(import|set_option|open)\s")
@@ -29,6 +36,7 @@ class Declaration:
         line: 1-based line of the keyword.
         statement: Tokens after the name up to the top-level `:=` (binders, colon and type), comments excluded.
         proof_start: Offset just after that `:=`, or None when the declaration has none.
+        tokens: Every token after the name up to the next top-level command (the whole definition).
     """
 
     keyword: str
@@ -37,6 +45,7 @@ class Declaration:
     line: int
     statement: tuple[str, ...]
     proof_start: int | None
+    tokens: tuple[str, ...] = ()
 
 
 def normalize_imports(modules: list[str] | tuple[str, ...]) -> tuple[str, ...]:
@@ -155,18 +164,17 @@ class LeanCode:
 
 
 def _find_declarations(text: str, tokens: tuple[Token, ...]) -> list[Declaration]:
+    depths = _depths(tokens)
+    starts = [
+        i
+        for i, tok in enumerate(tokens)
+        if depths[i] == 0 and (_starts_command(text, tok) or (tok.kind == "ident" and tok.text in DECLARATION_KEYWORDS))
+    ]
     found: list[Declaration] = []
     scopes: list[tuple[str, str]] = []  # (kind, namespace name) for namespace / section / mutual
-    depth = 0
     n = len(tokens)
     for i, tok in enumerate(tokens):
-        if tok.kind == "symbol":
-            if tok.text in _OPENERS:
-                depth += 1
-            elif tok.text in _CLOSERS:
-                depth = max(0, depth - 1)
-            continue
-        if tok.kind != "ident" or depth:
+        if tok.kind != "ident" or depths[i]:
             continue
         nxt = tokens[i + 1] if i + 1 < n else None
         if tok.text == "namespace" and nxt is not None and nxt.kind == "ident":
@@ -179,18 +187,40 @@ def _find_declarations(text: str, tokens: tuple[Token, ...]) -> list[Declaration
             prev = tokens[i - 1].text if i else ""
             if prev in ("deriving", "class") or (tok.text == "instance" and prev == "attribute"):
                 continue
+            end = next((j for j in starts if j > i), n)
             namespace = ".".join(name for kind, name in scopes if kind == "namespace")
-            found.append(_declaration(text, tokens, i, namespace))
+            found.append(_declaration(text, tokens[i:end], namespace))
     return found
 
 
-def _declaration(text: str, tokens: tuple[Token, ...], i: int, namespace: str) -> Declaration:
-    keyword = tokens[i]
-    j = i + 1
+def _depths(tokens: tuple[Token, ...]) -> list[int]:
+    """Bracket depth before each token."""
+    depths, depth = [], 0
+    for tok in tokens:
+        depths.append(depth)
+        if tok.kind == "symbol":
+            if tok.text in _OPENERS:
+                depth += 1
+            elif tok.text in _CLOSERS:
+                depth = max(0, depth - 1)
+    return depths
+
+
+def _starts_command(text: str, tok: Token) -> bool:
+    """Whether `tok` starts a top-level command: a command word (or `#`, `@[`) at the very start of a line."""
+    if tok.start and text[tok.start - 1] != "\n":
+        return False
+    return tok.text in COMMAND_WORDS if tok.kind == "ident" else tok.text in ("#", "@")
+
+
+def _declaration(text: str, tokens: tuple[Token, ...], namespace: str) -> Declaration:
+    """Read one declaration from its tokens (keyword first, up to the next top-level command)."""
+    keyword = tokens[0]
+    j = 1
     name: str | None = None
-    if keyword.text != "example" and j < len(tokens) and tokens[j].kind == "ident":
-        name = tokens[j].text
-        j += 1
+    if keyword.text != "example" and len(tokens) > 1 and tokens[1].kind == "ident":
+        name = tokens[1].text
+        j = 2
     if name is not None:
         if name.startswith("_root_."):
             name = name.removeprefix("_root_.")
@@ -199,18 +229,25 @@ def _declaration(text: str, tokens: tuple[Token, ...], i: int, namespace: str) -
     statement: list[str] = []
     proof_start: int | None = None
     depth = 0
-    while j < len(tokens):
-        tok = tokens[j]
+    for k in range(j, len(tokens)):
+        tok = tokens[k]
         if tok.kind == "symbol" and tok.text in _OPENERS:
             depth += 1
         elif tok.kind == "symbol" and tok.text in _CLOSERS:
             depth = max(0, depth - 1)
-        elif depth == 0 and tok.text == ":" and j + 1 < len(tokens) and tokens[j + 1].text == "=":
-            if tokens[j + 1].start == tok.end:
-                proof_start = tokens[j + 1].end
+        elif depth == 0 and tok.text == ":" and k + 1 < len(tokens) and tokens[k + 1].text == "=":
+            if tokens[k + 1].start == tok.end:
+                proof_start = tokens[k + 1].end
                 break
-        elif depth == 0 and tok.kind == "ident" and tok.text in DECLARATION_KEYWORDS | {"where"}:
+        elif depth == 0 and tok.text == "where" and tok.kind == "ident":
             break
         statement.append(tok.text)
-        j += 1
-    return Declaration(keyword.text, name, keyword.start, line_of(text, keyword.start), tuple(statement), proof_start)
+    return Declaration(
+        keyword=keyword.text,
+        name=name,
+        start=keyword.start,
+        line=line_of(text, keyword.start),
+        statement=tuple(statement),
+        proof_start=proof_start,
+        tokens=tuple(t.text for t in tokens[j:]),
+    )

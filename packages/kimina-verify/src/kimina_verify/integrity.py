@@ -215,7 +215,7 @@ def check_integrity(
     scan.run()
     target, statement_violations = _statement_violations(lean, formal_statement, theorem)
     scan.found.extend(statement_violations)
-    if target is not None:
+    if target is not None and not _statement_has_context(formal_statement, theorem):
         scan.before_target(target)
     scan.found.sort(key=lambda item: item[0])
     return [v for _, v in scan.found]
@@ -224,25 +224,61 @@ def check_integrity(
 def _statement_violations(
     lean: LeanCode, formal_statement: str | None, theorem: str | None
 ) -> tuple[Declaration | None, list[tuple[int, Violation]]]:
-    """Find the target theorem and compare its statement with the dataset's."""
+    """Find the target theorem and compare it, and every other declaration of the statement, with the dataset's."""
     if formal_statement is None:
         return lean.target(theorem), []
-    expected = LeanCode.shared(formal_statement).target(theorem)
+    dataset = LeanCode.shared(formal_statement)
+    expected = dataset.target(theorem)
     if expected is None:
         return None, [(0, Violation("statement_unparsable", "the formal statement declares no theorem"))]
+    found = [] if expected.name is None else _definition_violations(lean, dataset, expected)
     if expected.name is None:
         same = [d for d in lean.declarations if d.keyword == "example" and d.statement == expected.statement]
         if same:
-            return same[0], []
+            return same[0], found
         return None, [(0, Violation("statement_mismatch", "no `example` with the formal statement's statement"))]
     actual = lean.find(expected.name)
     if actual is None:
         message = f"theorem `{expected.name}` of the formal statement is missing (renamed or not stated)"
-        return None, [(0, Violation("statement_missing", message))]
+        return None, [*found, (0, Violation("statement_missing", message))]
     problem = _compare_statements(expected, actual)
-    if problem is None:
-        return actual, []
-    return actual, [(actual.start, Violation("statement_mismatch", problem, actual.line))]
+    if problem is not None:
+        found.append((actual.start, Violation("statement_mismatch", problem, actual.line)))
+    return actual, found
+
+
+def _statement_has_context(formal_statement: str | None, theorem: str | None) -> bool:
+    """Whether the dataset statement itself declares instances or variables before its theorem (then they are given)."""
+    if formal_statement is None:
+        return False
+    dataset = LeanCode.shared(formal_statement)
+    target = dataset.target(theorem)
+    words = {"instance", "default_instance", "variable", "include"}
+    return target is not None and any(
+        t.kind == "ident" and t.text in words and t.start < target.start for t in dataset.lexed.tokens
+    )
+
+
+def _definition_violations(lean: LeanCode, dataset: LeanCode, target: Declaration) -> list[tuple[int, Violation]]:
+    """The statement's other declarations (definitions it relies on) must be in the code unchanged, bodies included."""
+    found: list[tuple[int, Violation]] = []
+    for expected in dataset.declarations:
+        if expected.name is None or expected.name == target.name:
+            continue
+        actual = lean.find(expected.name)
+        if actual is None:
+            message = f"`{expected.name}` of the formal statement is missing (renamed or not stated)"
+            found.append((0, Violation("statement_missing", message)))
+            continue
+        if expected.keyword in THEOREM_KEYWORDS:
+            problem = _compare_statements(expected, actual)
+        elif (actual.keyword, actual.tokens) != (expected.keyword, expected.tokens):
+            problem = f"definition of `{actual.name}` differs from the formal statement"
+        else:
+            problem = None
+        if problem is not None:
+            found.append((actual.start, Violation("statement_mismatch", problem, actual.line)))
+    return found
 
 
 def _compare_statements(expected: Declaration, actual: Declaration) -> str | None:
