@@ -246,3 +246,12 @@ async def test_axiom_check_against_our_server(sim_url: str) -> None:
     if verdict.violations and verdict.violations[0].code == "axioms_unchecked":
         pytest.skip("lean-repl-sim does not answer `#print axioms` yet")
     assert verdict.ok and verdict.axioms is not None
+
+
+async def test_repl_crash_and_lean_timeout_on_our_server(sim_url: str) -> None:
+    crash = "import Mathlib\n\ntheorem c : 1 + 1 = 2 := by\n  -- sim: crash\n  norm_num\n"
+    slow = "import Mathlib\n\ntheorem s : 1 + 1 = 2 := by\n  -- sim: sleep 5\n  norm_num\n"
+    async with Verifier(sim_url, print_axioms=False, timeout=1, retries=1, backoff_s=0.01) as verifier:
+        crashed, timed_out = await verifier.verify([crash, slow])
+    assert crashed.kind is VerdictKind.INFRA and "crash" in crashed.detail.lower()
+    assert timed_out.kind is VerdictKind.TIMEOUT
