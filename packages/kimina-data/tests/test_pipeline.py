@@ -116,6 +116,7 @@ def test_a_build_that_filters_everything_out_says_so_and_still_writes_its_report
         build_promptset(config)
     stats = json.loads((tmp_path / "out" / "stats.json").read_text())
     assert [s["name"] for s in stats["steps"]] == ["load", "normalise", "filter win rate"]
+    assert stats["error"].startswith("BuildError: no rows left after filter win rate")
     assert not (tmp_path / "out" / "train.parquet").exists()
 
 
@@ -133,7 +134,7 @@ def test_variants_without_an_api_key_fail_before_any_work(numina_fixture: Path, 
     config = BuildConfig(sources=(SourceSpec(str(numina_fixture)),), out=tmp_path / "out")
     with pytest.raises(MissingApiKeyError):
         build_promptset(config)
-    assert not (tmp_path / "out" / "stats.json").exists()
+    assert not (tmp_path / "out").exists()
 
 
 def test_without_a_verification_server_the_statement_check_is_skipped_and_reported(

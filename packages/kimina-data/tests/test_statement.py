@@ -78,3 +78,25 @@ def test_statement_key_ignores_names_comments_and_layout_but_not_mathematics() -
     a = statement_key("theorem a (x : ℝ) (h : 2 * x = 4) : x = 2 := by")
     assert a == statement_key("/-- doc -/\ntheorem b (x:ℝ)  (h : 2*x = 4) :\n  x = 2 := by -- note")
     assert a != statement_key("theorem a (x : ℝ) (h : 2 * x = 6) : x = 3 := by")
+
+
+def test_huge_or_hostile_statements_are_rejected_or_parsed_quickly() -> None:
+    import time
+
+    with pytest.raises(StatementError) as error:
+        parse_statement("theorem t : " + "1 + " * 1_000_000 + "1 = 1 := by")
+    assert error.value.reason == "too_long"
+    hostile = [
+        "theorem t : True := by /-" + "/-" * 4000,  # unterminated nested comments
+        'theorem t : "' + "\\" * 9000 + " := by",  # unterminated string full of escapes
+        "theorem t" + " in" * 6000 + " : True := by",
+        "import Mathlib " + "in " * 6000 + "\ntheorem t : True := by",
+        "theorem t : " + "(" * 9000 + " := by",
+    ]
+    for text in hostile:
+        started = time.perf_counter()
+        try:
+            parse_statement(text)
+        except StatementError:
+            pass
+        assert time.perf_counter() - started < 0.5, text[:40]

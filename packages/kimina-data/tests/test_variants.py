@@ -4,7 +4,7 @@ from typing import Any
 
 import datasets
 import pytest
-from google.genai import errors
+from google.genai import errors, types
 from kimina_data.schema import canonical_table
 from kimina_data.steps import normalise
 from kimina_data.testing import FakeGeminiClient, synthetic_answer
@@ -72,6 +72,9 @@ def test_variants_are_asked_as_structured_json_and_come_back_as_new_normalised_r
     assert call["model"] == "gemini-2.5-flash"
     assert call["config"]["response_mime_type"] == "application/json"
     assert call["config"]["response_json_schema"] == RESPONSE_SCHEMA
+    # The real SDK accepts this config as is: every key is a field of its GenerateContentConfig.
+    config = types.GenerateContentConfig.model_validate(call["config"])
+    assert config.response_mime_type == "application/json" and config.response_json_schema == RESPONSE_SCHEMA
     assert "Write 2 new problem(s)" in call["prompt"]
     assert "theorem p2 (x : ℕ) (h : x = 2) : x + 2 = 4 := by" in call["prompt"]
     assert "import Mathlib\n\nopen Real" in call["prompt"]

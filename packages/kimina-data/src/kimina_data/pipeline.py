@@ -62,12 +62,12 @@ def build_promptset(
         VerificationServerError: The configured verification server does not answer.
     """
     started = time.perf_counter()
+    # Made before any work, so that a missing API key fails at once rather than after loading 100K rows.
+    caller = GeminiCaller(client or make_gemini_client(), config.gemini) if config.variants else None
     config.out.mkdir(parents=True, exist_ok=True)
     report = BuildReport()
     rejections: list[Rejection] = []
     hook = progress or (lambda step, done, total: None)
-    # Made before any work, so that a missing API key fails at once rather than after loading 100K rows.
-    caller = GeminiCaller(client or make_gemini_client(), config.gemini) if config.variants else None
     try:
         train, val = _run_steps(config, report, rejections, hook, caller, statement_check)
         _export(report, hook, "train", train, config.out)
@@ -75,6 +75,9 @@ def build_promptset(
             _export(report, hook, "val", val, config.out)
         else:
             (config.out / "val.parquet").unlink(missing_ok=True)  # a stale one from an earlier build would mislead
+    except BaseException as e:
+        report.error = f"{type(e).__name__}: {e}"
+        raise
     finally:
         # Written whatever happened: the rejected rows and the figures so far are what a user needs to see why.
         report.rejected = count_reasons(rejections)

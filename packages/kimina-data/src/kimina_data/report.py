@@ -83,6 +83,7 @@ class BuildReport:
         win_rates: Histogram of the win rates of the loaded rows (before the filter).
         outputs: Files written, by role (`train`, `val`, `stats`, `histogram`, `rejected`).
         seconds: Wall time of the whole build.
+        error: Why the build failed, when it did (the parquet files of an earlier build are then left as they were).
     """
 
     sources: dict[str, int] = field(default_factory=dict)
@@ -93,6 +94,7 @@ class BuildReport:
     win_rates: Histogram | None = None
     outputs: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    error: str | None = None
 
     @property
     def rows_out(self) -> dict[str, int]:

@@ -9,6 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+MAX_STATEMENT_CHARS = 20_000
+"""Longer statements are rejected (`too_long`): real ones are a few hundred characters, and a prompt that size is
+either broken data or an attack on the prompt length."""
+
 DEFAULT_HEADER = (
     "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nopen BigOperators Real Nat Topology Rat\n\n"
 )
@@ -113,10 +117,13 @@ def parse_statement(text: str | None, *, default_header: str = DEFAULT_HEADER) -
     without a header gets `default_header`.
 
     Raises:
-        StatementError: with reason `missing_statement`, `no_declaration`, `no_by`, `has_proof` or `misplaced_sorry`.
+        StatementError: with reason `missing_statement`, `too_long`, `no_declaration`, `no_by`, `has_proof` or
+            `misplaced_sorry`.
     """
     if text is None or not text.strip():
         raise StatementError("missing_statement", "the formal statement is empty")
+    if len(text) > MAX_STATEMENT_CHARS:
+        raise StatementError("too_long", f"the statement has {len(text):,} characters (limit {MAX_STATEMENT_CHARS:,})")
     code = clean_text(text) + "\n"
     blanked = blank_comments(code)
     split = _header_length(code, blanked)
