@@ -96,7 +96,7 @@ class ServerThread:
         while not self.server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
                 self.stop()
-                reason = self._error or "timed out"
+                reason = getattr(self.app.state, "startup_error", None) or self._error or "timed out"
                 raise RuntimeError(f"the test server did not start: {reason}")
             time.sleep(0.01)
         return self

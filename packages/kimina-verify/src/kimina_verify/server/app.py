@@ -55,7 +55,11 @@ def create_app(settings: ServerSettings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         pool = ReplPool(settings, Metrics())
-        await pool.start()
+        try:
+            await pool.start()
+        except RuntimeError as exc:
+            app.state.startup_error = str(exc)  # uvicorn only logs it; the CLI and tests report it
+            raise
         app.state.pool = pool
         try:
             yield
@@ -181,7 +185,8 @@ async def _run(
         pool.metrics.rejected["batch_too_large"] += 1
         raise HTTPException(
             413,
-            f"{len(specs)} snippets in one request is more than the server's queue ({settings.max_queue}); split it",
+            f"{len(specs)} snippets in one request is more than the server can hold "
+            f"({settings.max_queue} queued + {settings.max_repls} running); split it",
         ) from None
     except QueueFull as full:
         pool.metrics.rejected["queue_full"] += 1

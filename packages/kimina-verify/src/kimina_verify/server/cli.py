@@ -107,11 +107,10 @@ def run(args: argparse.Namespace) -> int:
     server = build_server(settings)
     try:
         server.run()
-    except RuntimeError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+    except SystemExit:  # uvicorn exits this way when start-up (the REPL probe) fails
+        reason = getattr(server.app.state, "startup_error", "start-up failed")
+        console.print(f"[red]error:[/red] {reason}")
         return 1
-    except SystemExit as exc:  # uvicorn exits this way when start-up (the REPL probe) fails
-        return int(exc.code or 1) if not isinstance(exc.code, str) else 1
     return 0
 
 

@@ -100,13 +100,13 @@ class ReplPool:
 
         Raises:
             PoolClosed: The pool is shutting down.
-            BatchTooLarge: The request alone has more new checks than the queue holds.
+            BatchTooLarge: The request alone has more new checks than the slots and the queue hold.
             QueueFull: Not enough room now.
         """
         if self._closing:
             raise PoolClosed
         new = len({s.key for s in specs if s.key not in self._inflight})
-        if new > self.settings.max_queue:
+        if new > self.settings.max_queue + len(self.slots):
             raise BatchTooLarge
         idle = len(self._idle)
         if self._queued + max(new - idle, 0) > self.settings.max_queue:
@@ -153,7 +153,7 @@ class ReplPool:
                 self._complete(job, shutdown)
         for slot in self.slots:
             if slot.busy:
-                await slot.abort()
+                slot.abort()
 
     async def close(self) -> None:
         """Fail anything left, stop every slot and every REPL process."""

@@ -154,16 +154,28 @@ class ReplProcess:
                 await asyncio.wait_for(self.proc.wait(), grace)
         await self.kill()
 
-    async def kill(self) -> None:
-        """SIGKILL the whole process group (the REPL and anything it started) and reap the process."""
+    def signal_kill(self) -> None:
+        """SIGKILL the whole process group now; a command waiting on it fails as a crash."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        await self.proc.wait()
+
+    async def kill(self) -> None:
+        """SIGKILL the whole process group (the REPL and anything it started) and reap the process."""
+        self.signal_kill()
+        # The process only counts as finished once its pipes are closed: read stdout to its end, since a reader
+        # paused on an oversized reply would otherwise never see it.
+        await asyncio.gather(self.proc.wait(), self._discard_stdout())
         with contextlib.suppress(OSError, RuntimeError):
             if self.proc.stdin is not None:
                 self.proc.stdin.close()
         with contextlib.suppress(asyncio.CancelledError, TimeoutError):
             await asyncio.wait_for(self._drain, 1.0)
+
+    async def _discard_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        with contextlib.suppress(OSError, ValueError, RuntimeError):
+            while await self.proc.stdout.read(1 << 20):
+                pass
 
     async def _drain_stderr(self) -> None:
         assert self.proc.stderr is not None

@@ -173,11 +173,11 @@ class Slot:
         self._retiring.add(task)
         task.add_done_callback(self._retiring.discard)
 
-    async def abort(self) -> None:
+    def abort(self) -> None:
         """Kill the REPL now (shutdown): a check running on it fails with the shutdown error."""
         self._closing = True
         if self.repl is not None:
-            await self.repl.kill()
+            self.repl.signal_kill()
 
     async def close(self) -> None:
         """Stop the REPL and wait for every REPL this slot let go."""

@@ -87,8 +87,17 @@ class Simulator:
             _die("Could not parse as a valid JSON command:\nexpected an object")
         if isinstance(data.get("tactic"), str) and _is_nat(data.get("proofState")):
             return self.elab.tactic(data["proofState"])
-        if any(key in data for key in ("pickleTo", "unpickleEnvFrom", "unpickleProofStateFrom")):
-            return Reply({"message": "lean-repl-sim does not simulate pickling"})
+        try:
+            if isinstance(data.get("pickleTo"), str) and _is_nat(data.get("env")):
+                return self.elab.pickle_env(data["env"], data["pickleTo"])
+            if isinstance(data.get("unpickleEnvFrom"), str):
+                return self.elab.unpickle_env(data["unpickleEnvFrom"])
+            if isinstance(data.get("pickleTo"), str) and _is_nat(data.get("proofState")):
+                return self.elab.proof_snapshot(data["proofState"])
+            if isinstance(data.get("unpickleProofStateFrom"), str):
+                return self.elab.proof_snapshot(None)
+        except (OSError, ValueError, KeyError) as exc:
+            return Reply({"message": str(exc)})
         env = data.get("env")
         if isinstance(data.get("cmd"), str) and (env is None or _is_nat(env)):
             return self.elab.command(data["cmd"], env)
@@ -154,6 +163,16 @@ def read_query(stdin: BinaryIO) -> str:
         parts.append(line.rstrip())
 
 
+def serve(sim: Simulator, stdin: BinaryIO) -> None:
+    """Answer commands from `stdin` until it ends."""
+    while True:
+        query = read_query(stdin)
+        if query == "":
+            return
+        if not query.startswith(("#", "--")):
+            sim.handle(query)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the simulated REPL until end of input."""
     args = build_parser().parse_args(argv)
@@ -163,15 +182,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"lean-repl-sim: {exc}\n")
         return 2
     try:
-        while True:
-            query = read_query(sys.stdin.buffer)
-            if query == "":
-                return 0
-            if query.startswith(("#", "--")):
-                continue
-            sim.handle(query)
+        serve(sim, sys.stdin.buffer)
     except (BrokenPipeError, KeyboardInterrupt):
-        return 0
+        pass
+    return 0
 
 
 def _is_nat(value: Any) -> bool:

@@ -7,6 +7,7 @@ redeclares a name its environment already has, or carries a directive; code equa
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,9 +103,10 @@ class Elaborator:
                 )
         names = set(base.names)
         sorries: list[dict[str, Any]] = []
+        recorded: list[dict[str, Any]] = []
         row = self.recorded.lookup(cmd) if self.recorded else None
         if row is not None:
-            messages.extend(self._recorded_messages(row, cmd, body_start))
+            recorded = self._recorded_messages(row, cmd, body_start)  # kept in Lean's own order
             effects.recorded_time_s = row.repl_time_s
             effects.hang = row.timed_out
             names.update(d.name for d in declarations(masked) if d.name)
@@ -113,8 +115,9 @@ class Elaborator:
         self._directives(cmd, messages, effects)
         self.envs.append(Env(base.imports, frozenset(names)))
         reply: dict[str, Any] = {"env": len(self.envs) - 1}
+        messages = recorded + sorted(messages, key=lambda m: (m["pos"]["line"], m["pos"]["column"]))
         if messages:
-            reply["messages"] = sorted(messages, key=lambda m: (m["pos"]["line"], m["pos"]["column"]))
+            reply["messages"] = messages
         if sorries:
             reply["sorries"] = sorries
         return Reply(reply, effects)
@@ -127,6 +130,28 @@ class Elaborator:
         if self.backticks:
             reply["proofStatus"] = "Completed"
         return Reply(reply)
+
+    def pickle_env(self, env: int, path: str) -> Reply:
+        """`{"pickleTo": path, "env": env}`: save the environment (as JSON; the real REPL writes an .olean)."""
+        if not 0 <= env < len(self.envs):
+            return Reply({"message": "Unknown environment."})
+        saved = {"imports": list(self.envs[env].imports), "names": sorted(self.envs[env].names)}
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(saved, out)
+        return Reply({"env": env})
+
+    def unpickle_env(self, path: str) -> Reply:
+        """`{"unpickleEnvFrom": path}`: a new environment equal to the saved one."""
+        with open(path, encoding="utf-8") as saved:
+            data = json.load(saved)
+        self.envs.append(Env(tuple(data["imports"]), frozenset(data["names"])))
+        return Reply({"env": len(self.envs) - 1})
+
+    def proof_snapshot(self, proof_state: int | None) -> Reply:
+        """Pickling or unpickling a proof state: a new proof state whose goals the stand-in has closed."""
+        if proof_state is not None and not 0 <= proof_state < self.proof_states:
+            return Reply({"message": "Unknown proof State."})
+        return Reply({"proofState": self._new_proof_state(), "goals": []})
 
     def _declarations(
         self,

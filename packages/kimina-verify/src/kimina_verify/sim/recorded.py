@@ -14,12 +14,18 @@ from kimina_verify.sim.source import declarations, mask, split_imports
 class RecordedRow:
     """What a real Lean run said about one piece of code."""
 
+    code: str
     verdict: bool
     messages: tuple[dict[str, Any], ...]
     repl_time_s: float | None
     timed_out: bool
     header_lines: int
-    statement_line: int
+
+    @property
+    def statement_line(self) -> int:
+        """The line of the first declaration in the recorded code (1-based)."""
+        decls = declarations(mask(self.code))
+        return self.code.count("\n", 0, decls[0].start) + 1 if decls else self.header_lines + 1
 
 
 def body_key(code: str) -> tuple[str, int]:
@@ -49,15 +55,13 @@ class RecordedVerdicts:
                 except (json.JSONDecodeError, KeyError, TypeError) as exc:
                     raise ValueError(f"{path}:{number}: not a recorded-verdict row ({exc})") from exc
                 key, header_lines = body_key(code)
-                decls = declarations(mask(code))
-                statement_line = code.count("\n", 0, decls[0].start) + 1 if decls else header_lines + 1
                 rows[key] = RecordedRow(
+                    code=code,
                     verdict=verdict,
                     messages=tuple(data.get("messages") or ()),
                     repl_time_s=data.get("repl_time_s"),
                     timed_out="timed out" in (data.get("system_error") or ""),
                     header_lines=header_lines,
-                    statement_line=statement_line,
                 )
         return cls(rows)
 

@@ -110,18 +110,39 @@ class Directive:
 
 
 def split_imports(code: str) -> tuple[list[tuple[str, int]], int]:
-    """The leading `import` lines of `code` as (module, offset), and the offset where the rest begins."""
-    masked = mask(code)
+    """The leading `import` lines of `code` as (module, offset), and the offset where the rest begins.
+
+    Only the start of the code is read (whitespace, comments and imports), so this is cheap on long code.
+    """
     imports: list[tuple[str, int]] = []
-    i = 0
+    i, n = 0, len(code)
     while True:
-        while i < len(masked) and masked[i].isspace():
+        while i < n and code[i].isspace():
             i += 1
-        match = _IMPORT.match(masked, i)
-        if match is None:
+        if code.startswith("--", i):
+            end = code.find("\n", i)
+            i = n if end < 0 else end
+        elif code.startswith("/-", i):
+            i = _block_comment_end(code, i)
+        elif match := _IMPORT.match(code, i):
+            imports.append((match.group(1), match.start()))
+            i = match.end()
+        else:
             return imports, i
-        imports.append((match.group(1), match.start()))
-        i = match.end()
+
+
+def _block_comment_end(code: str, start: int) -> int:
+    depth, i = 0, start
+    while i < len(code):
+        if code.startswith("/-", i):
+            depth, i = depth + 1, i + 2
+        elif code.startswith("-/", i):
+            depth, i = depth - 1, i + 2
+            if depth == 0:
+                return i
+        else:
+            i += 1
+    return i
 
 
 def declarations(masked: str) -> list[Declaration]:
