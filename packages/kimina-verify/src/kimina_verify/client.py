@@ -179,8 +179,12 @@ class Verifier:
         total = len(items)
         verdicts: list[Verdict | None] = [None] * total
         checks: dict[int, CheckCode] = {}
+        seen: dict[VerifyItem, CheckCode | Verdict] = {}  # groups of rollouts often repeat a proof
         for i, item in enumerate(items):
-            prepared = self._prepare(VerifyItem(item) if isinstance(item, str) else item)
+            key = VerifyItem(item) if isinstance(item, str) else item
+            prepared = seen.get(key)
+            if prepared is None:
+                prepared = seen[key] = self._prepare(key)
             if isinstance(prepared, Verdict):
                 verdicts[i] = prepared
             else:
