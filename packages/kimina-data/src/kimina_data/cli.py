@@ -74,14 +74,16 @@ def _parser() -> argparse.ArgumentParser:
         ),
         epilog="Example: kimina-data build --source numina_lean.parquet --out data/promptset --no-variants",
     )
-    build.add_argument("--config", type=Path, help="YAML recipe whose `data:` section holds these options")
+    build.add_argument(
+        "--config", type=Path, metavar="PATH", help="YAML recipe whose `data:` section holds these options"
+    )
     build.add_argument(
         "--source",
         action="append",
         metavar="PATH_OR_HUB_ID",
         help="a .jsonl/.parquet file or folder, or a hub id such as AI-MO/NuminaMath-LEAN (repeatable)",
     )
-    build.add_argument("--out", type=Path, help="output folder")
+    build.add_argument("--out", type=Path, metavar="DIR", help="output folder")
     build.add_argument("--variants", type=int, metavar="N", help="Gemini variants per problem (default 1)")
     build.add_argument("--no-variants", action="store_true", help="skip the Gemini variants step")
     build.add_argument("--max-win-rate", type=float, metavar="X", help="drop problems solved more often (default 0.5)")
@@ -91,7 +93,11 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--no-dedup", action="store_true", help="keep rows with the same statement")
     build.add_argument("--max-calls", type=int, metavar="N", help="most Gemini calls this run (default 1000)")
     build.add_argument("--gemini-model", metavar="NAME", help="Gemini model (default gemini-2.5-flash)")
-    build.add_argument("--verify-url", metavar="URL", help="kimina-verify server for the variants' statement check")
+    build.add_argument(
+        "--verify-url",
+        metavar="URL",
+        help="kimina-verify server for the variants' statement check (default $LEAN_SERVER_API_URL)",
+    )
     build.add_argument("--val-fraction", type=float, metavar="F", help="share of problems held out (default 0.02)")
     build.add_argument("--seed", type=int, help="seed of the train/validation split (default 0)")
 
@@ -100,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
         help="write the miniF2F valid and test sets as verl parquet",
         description="Write minif2f_valid.parquet and minif2f_test.parquet from the shared miniF2F file.",
     )
-    minif2f.add_argument("--out", type=Path, required=True, help="output folder")
+    minif2f.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
     minif2f.add_argument(
         "--source",
         metavar="PATH_OR_HUB_ID",
