@@ -1,0 +1,67 @@
+"""Launch verl 0.9.1's `main_ppo` as a subprocess on the config written to the run folder, teeing its output."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from kimina_train.runfolder import VERL_CONFIG, RunFolder
+
+logger = logging.getLogger(__name__)
+
+
+def verl_command(run: RunFolder) -> list[str]:
+    """The `main_ppo` command line for the config in `run`; it is also what a user can rerun by hand."""
+    folder = run.path.absolute()
+    return [
+        sys.executable,
+        "-m",
+        "verl.trainer.main_ppo",
+        f"--config-path={folder}",
+        f"--config-name={Path(VERL_CONFIG).stem}",
+        # Hydra's own outputs (its copy of the config, its log) go into the run folder, not ./outputs/DATE.
+        f"hydra.run.dir={folder / 'hydra'}",
+    ]
+
+
+def verl_env(ray_address: str | None) -> dict[str, str]:
+    """The environment of the verl process: ours, unbuffered, with the Ray head when one was given."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env.setdefault("HYDRA_FULL_ERROR", "1")
+    if ray_address:
+        # verl calls ray.init() with no address, which joins the cluster named here instead of starting one.
+        env["RAY_ADDRESS"] = ray_address
+    return env
+
+
+def run_verl(run: RunFolder, *, ray_address: str | None = None) -> int:
+    """Run `main_ppo` on `run`'s config until it ends, echoing its output to the console and to `train.log`.
+
+    Returns:
+        verl's exit code (0 when training finished).
+    """
+    command = verl_command(run)
+    logger.info("launching: %s", " ".join(command))
+    with (
+        run.log.open("a", encoding="utf-8") as log,
+        subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            env=verl_env(ray_address),
+        ) as proc,
+    ):
+        assert proc.stdout is not None
+        try:
+            for line in proc.stdout:
+                sys.stdout.write(line)
+                log.write(line)
+        except KeyboardInterrupt:
+            # The child got the same Ctrl-C from the terminal; let it stop and save what it can.
+            logger.warning("interrupted; waiting for verl to stop")
+        return proc.wait()

@@ -1,0 +1,136 @@
+"""The plan `--dry-run` prints: what a launch of this recipe would check, prepare and start, and its key numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from kimina_train.launch import verl_command
+from kimina_train.recipe import Recipe
+from kimina_train.runfolder import RunFolder
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a launch would do.
+
+    Attributes:
+        mode: `verl` (verl's `main_ppo` on Ray) or `rehearsal` (one RL step on CPU).
+        summary: (topic, value) pairs describing the run.
+        steps: The launch's steps in order, one sentence each.
+    """
+
+    mode: str
+    summary: list[tuple[str, str]]
+    steps: list[str]
+
+
+def _verifier(cfg: Any, recipe: Recipe) -> str:
+    if recipe.settings.verifier.start:
+        return "a kimina-verify serve started for the run ($KIMINA_LEAN_WORKSPACE, else lean-repl-sim: no real proofs)"
+    return str(cfg.kimina_rl.verifier.url or "kimina-verify's default URL ($LEAN_SERVER_API_URL, then localhost:8000)")
+
+
+def _summary(recipe: Recipe, *, rehearse: bool, ray_address: str | None) -> list[tuple[str, str]]:
+    cfg = recipe.config
+    actor, rollout, data, trainer = cfg.actor_rollout_ref.actor, cfg.actor_rollout_ref.rollout, cfg.data, cfg.trainer
+    run = RunFolder(Path(recipe.settings.run_dir))
+    n = int(rollout.n)
+    mini_steps = int(data.train_batch_size) // int(actor.ppo_mini_batch_size)
+    where = f"Ray cluster at {ray_address}" if ray_address else "a local Ray cluster"
+    schedule = (
+        f"{trainer.total_training_steps} steps"
+        if trainer.total_training_steps is not None
+        else f"{trainer.total_epochs} epochs"
+    )
+    return [
+        ("recipe", f"{recipe.name}: {recipe.settings.description}"),
+        (
+            "mode",
+            "CPU rehearsal of one RL step (no GPU found)"
+            if rehearse
+            else f"verl main_ppo on {where}, {trainer.nnodes} node(s) x {trainer.n_gpus_per_node} GPUs",
+        ),
+        ("model", str(cfg.actor_rollout_ref.model.path)),
+        (
+            "algorithm",
+            f"{cfg.algorithm.adv_estimator}, norm_adv_by_std_in_grpo={cfg.algorithm.norm_adv_by_std_in_grpo}, "
+            f"loss_agg_mode={actor.loss_agg_mode} / loss_scale_factor={actor.loss_scale_factor}, "
+            f"use_kl_loss={actor.use_kl_loss}, clip {actor.clip_ratio_low}/{actor.clip_ratio_high}",
+        ),
+        (
+            "batch",
+            f"{data.train_batch_size} prompts x {n} rollouts = {int(data.train_batch_size) * n} trajectories per step, "
+            f"{mini_steps} optimizer step(s) of {actor.ppo_mini_batch_size} prompts, lr {actor.optim.lr}",
+        ),
+        ("lengths", f"prompt <= {data.max_prompt_length} tokens, response <= {data.max_response_length} (all turns)"),
+        (
+            "rollout",
+            f"{rollout.name}, TP={rollout.tensor_model_parallel_size}, gpu_memory_utilization="
+            f"{rollout.gpu_memory_utilization}, agent loop {rollout.agent.default_agent_loop}",
+        ),
+        ("reward", f"kimina_rl compute_score ({cfg.reward.num_workers} workers) against {_verifier(cfg, recipe)}"),
+        ("train data", str(data.train_files)),
+        (
+            "validation",
+            f"{data.val_files}: n={rollout.val_kwargs.n}, temperature={rollout.val_kwargs.temperature}, "
+            f"top_p={rollout.val_kwargs.top_p}, every {trainer.test_freq} steps, before training: "
+            f"{trainer.val_before_train}",
+        ),
+        (
+            "schedule",
+            f"{schedule}; checkpoint every {trainer.save_freq} steps to {trainer.default_local_dir} "
+            f"(keep {trainer.max_actor_ckpt_to_keep or 'all'}), resume_mode={trainer.resume_mode}",
+        ),
+        ("logging", f"{', '.join(trainer.logger)}; run folder {run.path}"),
+    ]
+
+
+def _steps(recipe: Recipe, *, rehearse: bool) -> list[str]:
+    s = recipe.settings
+    run = RunFolder(Path(s.run_dir))
+    checks = "verifier /health + canary (one valid, one invalid proof)" if s.verifier.canary else "verifier /health"
+    steps = [
+        *(
+            ["start kimina-verify serve for the run (real Lean if $KIMINA_LEAN_WORKSPACE is set)"]
+            if s.verifier.start
+            else []
+        ),
+        f"preflight: GPUs, {checks}, data, model, disk (>= {s.hardware.min_free_disk_gib:g} GiB), verl/vLLM versions",
+        "prepare: build missing data with kimina-data"
+        + (", build the tiny model" if s.build_tiny_model else "")
+        + f", write {run.verl_config}, {run.preflight}, {run.launches}",
+    ]
+    if rehearse:
+        steps.append(
+            "rehearse: sample groups with transformers, score them with kimina-rl, Dr.GRPO advantages and loss "
+            f"from verl core_algos, one optimizer step, checkpoint, {run.path}/metrics.jsonl and metrics.png"
+        )
+    else:
+        steps.append("launch: " + " ".join(verl_command(run)))
+    return steps
+
+
+def make_plan(recipe: Recipe, *, rehearse: bool, ray_address: str | None = None) -> Plan:
+    """Describe what launching `recipe` would do, without checking or starting anything."""
+    return Plan(
+        mode="rehearsal" if rehearse else "verl",
+        summary=_summary(recipe, rehearse=rehearse, ray_address=ray_address),
+        steps=_steps(recipe, rehearse=rehearse),
+    )
+
+
+def render_plan(plan: Plan, console: Console) -> None:
+    """Print the plan: a two-column summary, then the numbered steps."""
+    table = Table(title="Plan", show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    for topic, value in plan.summary:
+        table.add_row(topic, value)
+    console.print(table)
+    for i, step in enumerate(plan.steps, start=1):
+        console.print(f"  {i}. {step}")

@@ -1,0 +1,99 @@
+"""Verifier check: the Lean server answers `/health`, accepts a true theorem and rejects a false one."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from urllib.parse import urlparse
+
+from kimina_verify.client import DEFAULT_URL, Verifier
+from kimina_verify.verdict import VerdictKind
+
+from kimina_train.preflight.checklist import CheckResult, Status
+
+# The canary pair. The `-- sim:` comment is inert for Lean; it makes `lean-repl-sim` (which runs no Lean) report the
+# error real Lean reports, so the same pair checks the plumbing against the stand-in and the prover against Lean.
+CANARY_VALID = "import Mathlib\n\ntheorem kimina_canary_valid : (2 : ℕ) + 2 = 4 := by\n  norm_num\n"
+CANARY_INVALID = (
+    "import Mathlib\n\ntheorem kimina_canary_invalid : (2 : ℕ) + 2 = 5 := by\n  norm_num -- sim: error unsolved goals\n"
+)
+
+START_HINT = (
+    "start one (`kimina-verify serve`, see infra/verifier/) and set kimina_rl.verifier.url or LEAN_SERVER_API_URL"
+)
+
+
+def effective_url(url: str | None) -> str:
+    """The server a client built with `url` talks to: `url`, else `$LEAN_SERVER_API_URL`, else localhost:8000."""
+    return (url or os.environ.get("LEAN_SERVER_API_URL") or DEFAULT_URL).rstrip("/")
+
+
+async def _probe(verifier: Verifier, canary: bool) -> tuple[str, list[VerdictKind]]:
+    async with verifier:
+        health = await verifier.health()
+        if not canary:
+            return str(health.get("status", "ok")), []
+        verdicts = await verifier.verify([CANARY_VALID, CANARY_INVALID])
+        return str(health.get("status", "ok")), [v.kind for v in verdicts]
+
+
+def _is_loopback(url: str) -> bool:
+    return (urlparse(url).hostname or "") in ("localhost", "127.0.0.1", "::1")
+
+
+def check_verifier(
+    url: str | None,
+    api_key: str | None = None,
+    *,
+    canary: bool = True,
+    timeout_s: float = 120.0,
+    nnodes: int = 1,
+) -> CheckResult:
+    """Ask the server for `/health`, then (with `canary`) verify one true and one false theorem.
+
+    Args:
+        url: Server base URL; None means kimina-verify's default (`$LEAN_SERVER_API_URL`, then localhost:8000).
+        api_key: API key, or None for kimina-verify's default environment variable.
+        canary: Run the valid/invalid pair, not only `/health`.
+        timeout_s: Lean time limit for the canary (a cold server imports Mathlib first).
+        nnodes: Nodes of the run; with several, a loopback URL is an error (other nodes cannot reach it).
+    """
+    verifier = Verifier(url, api_key, timeout=timeout_s, retries=1, backoff_s=2.0, cache=None)
+    where = verifier.url
+    if nnodes > 1 and _is_loopback(where):
+        return CheckResult(
+            "verifier",
+            Status.FAIL,
+            f"{where} is a loopback address, which the other {nnodes - 1} node(s) cannot reach",
+            "point kimina_rl.verifier.url (or LEAN_SERVER_API_URL) at a host every node can reach",
+        )
+    try:
+        status, kinds = asyncio.run(_probe(verifier, canary))
+    except Exception as exc:  # httpx raises many types for "down"; every one means the same thing here
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return CheckResult("verifier", Status.FAIL, f"no answer from {where}/health ({reason})", START_HINT)
+    if not canary:
+        return CheckResult("verifier", Status.OK, f"{where}: health {status} (canary off)")
+    valid, invalid = kinds
+    if valid is not VerdictKind.VALID:
+        return CheckResult(
+            "verifier",
+            Status.FAIL,
+            f"canary failed at {where}: a true theorem came back {valid.value}, expected valid",
+            "check the server's log: its Lean/Mathlib workspace is broken or overloaded",
+        )
+    if invalid is VerdictKind.VALID:
+        return CheckResult(
+            "verifier",
+            Status.FAIL,
+            f"canary failed at {where}: a false theorem came back valid; rewards would pay for wrong proofs",
+            "the server is not checking proofs: fix its Lean workspace before training",
+        )
+    if invalid is not VerdictKind.LEAN_ERROR:
+        return CheckResult(
+            "verifier",
+            Status.FAIL,
+            f"canary failed at {where}: a false theorem came back {invalid.value}, expected lean_error",
+            "check the server's log and its time and memory limits",
+        )
+    return CheckResult("verifier", Status.OK, f"{where}: health {status}, canary valid/lean_error as expected")

@@ -1,0 +1,52 @@
+"""What the launch hands to verl: the config file main_ppo reads, its command line, and the run's log."""
+
+import sys
+from pathlib import Path
+
+import pytest
+from kimina_train import launch
+from kimina_train.prepare import launch_config
+from kimina_train.recipe import Recipe
+from kimina_train.runfolder import RunFolder, write_verl_config
+
+
+def test_launch_config_pins_paths_and_the_verifier(
+    recipe_17b: Recipe, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LEAN_SERVER_API_URL", "http://verifier.internal:8000")
+    cfg = launch_config(recipe_17b, RunFolder(tmp_path))
+    assert "kimina" not in cfg
+    repo = Path.cwd()
+    assert cfg.data.train_files == str(repo / "runs/data/kimina-promptset/train.parquet")
+    assert cfg.trainer.default_local_dir == str(repo / "runs/kimina-rl-1.7b/checkpoints")
+    # The reward's kwargs are a resolved copy of `kimina_rl`: the pinned URL must be in both.
+    assert cfg.kimina_rl.verifier.url == "http://verifier.internal:8000"
+    assert cfg.reward.custom_reward_function.reward_kwargs.verifier.url == "http://verifier.internal:8000"
+    assert cfg.ray_kwargs.ray_init.runtime_env.env_vars.TENSORBOARD_DIR == str(tmp_path.absolute() / "tensorboard")
+    assert cfg.actor_rollout_ref.model.path == "AI-MO/Kimina-Prover-Distill-1.7B"  # a hub id stays a hub id
+
+
+def test_main_ppo_reads_the_written_config_as_it_was_composed(recipe_17b: Recipe, tmp_path: Path) -> None:
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+    from verl.utils.config import validate_config
+
+    run = RunFolder(tmp_path)
+    cfg = launch_config(recipe_17b, run)
+    write_verl_config(run, cfg)
+    command = launch.verl_command(run)
+    assert command[1:3] == ["-m", "verl.trainer.main_ppo"]
+    assert f"--config-path={tmp_path.absolute()}" in command and "--config-name=verl_config" in command
+    # What hydra.main in main_ppo does with --config-path/--config-name.
+    with initialize_config_dir(config_dir=str(tmp_path.absolute()), version_base=None):
+        loaded = compose(config_name="verl_config")
+    assert OmegaConf.to_container(loaded) == OmegaConf.to_container(cfg, resolve=True)
+    validate_config(config=loaded, use_reference_policy=False, use_critic=False)
+
+
+def test_run_verl_tees_output_and_returns_the_exit_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = RunFolder(tmp_path).create()
+    fake = [sys.executable, "-c", "import os; print('step 1', os.environ['RAY_ADDRESS']); raise SystemExit(3)"]
+    monkeypatch.setattr(launch, "verl_command", lambda _: fake)
+    assert launch.run_verl(run, ray_address="10.0.0.1:6379") == 3
+    assert "step 1 10.0.0.1:6379" in run.log.read_text()
