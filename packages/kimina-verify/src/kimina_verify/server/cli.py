@@ -72,14 +72,13 @@ def check_command(settings: ServerSettings) -> str | None:
     """A one-line reason the REPL command cannot work, or None."""
     if settings.cwd is not None and not Path(settings.cwd).is_dir():
         return f"--project-dir {settings.cwd} is not a directory"
-    program = settings.command[0]
-    if shutil.which(program, path=None) is None and not (Path(settings.cwd or ".") / program).exists():
-        hint = "" if settings.repl_cmd else " (set --project-dir/--repl-path for a Lean workspace, or --repl-cmd)"
-        return f"cannot find {program!r} to start the REPL{hint}"
     if not settings.repl_cmd:
         repl = Path(settings.cwd or ".") / settings.repl_path
         if not repl.exists():
-            return f"no REPL binary at {repl} (set --repl-path, or --repl-cmd)"
+            return f"no REPL binary at {repl} (set --project-dir and --repl-path for a Lean workspace, or --repl-cmd)"
+    program = settings.command[0]
+    if shutil.which(program) is None and not (Path(settings.cwd or ".") / program).exists():
+        return f"cannot find {program!r} to start the REPL"
     return None
 
 

@@ -94,6 +94,8 @@ class ReplPool:
                 )
         self._tasks = [asyncio.create_task(self._serve(slot), name=f"repl-slot-{slot.index}") for slot in self.slots]
         self._tasks.append(asyncio.create_task(self._expire(), name="repl-queue-expiry"))
+        while len(self._idle) < len(self.slots):  # every slot parks at once; then checks go straight to them
+            await asyncio.sleep(0)
 
     def submit(self, specs: list[CheckSpec]) -> list[asyncio.Future[CheckOutcome]]:
         """Queue checks and return one future per spec, in order; all are accepted or none.
@@ -154,6 +156,12 @@ class ReplPool:
         for slot in self.slots:
             if slot.busy:
                 slot.abort()
+        # The aborted checks settle as soon as their slots see the REPLs die.
+        deadline = time.monotonic() + 10.0
+        while self._running and time.monotonic() < deadline:
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), 0.1)
 
     async def close(self) -> None:
         """Fail anything left, stop every slot and every REPL process."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import socket
+from types import FrameType
 
 import uvicorn
 from fastapi import FastAPI
@@ -26,6 +27,11 @@ class DrainingServer(uvicorn.Server):
         super().__init__(config)
         self.app = app
         self.grace = grace
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        """Shut down on SIGINT/SIGTERM; after a drained shutdown the process exits 0 rather than by the signal."""
+        super().handle_exit(sig, frame)
+        self._captured_signals.clear()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         """Drain the pool, then shut uvicorn down as usual."""
