@@ -47,9 +47,9 @@ async def test_real_completions_score_with_identical_keys(completions: list[dict
         assert result["acc_turn_1"] == result["acc_turn_2"] == result["acc"]
         assert result["fix_turn"] == 0.0
     assert sum(result["score"] > 0 for result in results) >= 0.9 * len(rows)
-    # The 60 concurrent calls went out as a handful of batched verification calls, not 60.
+    # The 60 concurrent calls went out as a few batched verification calls (4+ proofs each on average), not 60.
     settings = Settings.from_mapping(_kwargs(lean_server))
-    assert scorer_for(settings).verification_calls <= 5
+    assert scorer_for(settings).verification_calls <= len(rows) // 4
 
 
 async def test_lean_error_sorry_and_changed_statement_score_zero(
@@ -89,7 +89,7 @@ def _free_port() -> int:
 async def test_dead_server_raises_after_the_retry_budget(well_formed: list[dict[str, Any]]) -> None:
     url = f"http://127.0.0.1:{_free_port()}"
     started = time.monotonic()
-    with pytest.raises(VerifierUnavailableError, match=r"failed for 3 s.*infra_retry_s"):
+    with pytest.raises(VerifierUnavailableError, match=r"kept failing for \d+ s.*infra_retry_s=3\)"):
         await _score(well_formed[0], url, verifier={"url": url, "infra_retry_s": 3})
     assert 1.0 < time.monotonic() - started < 10  # retried once after ~2 s, then gave up: never a silent 0
 

@@ -27,6 +27,14 @@ REWARD_FIELD = "kimina_reward"
 """`extra_fields` key holding the reward dict, so `compute_score` can reuse it if verl ever calls it anyway."""
 
 
+@dataclass(frozen=True)
+class _Request:
+    """Routing of one trajectory's generations: the sticky request id and the vLLM scheduling priority."""
+
+    id: str
+    priority: int
+
+
 @dataclass
 class _Tokens:
     """The growing response: runtime ids (prompt + response so far), loss mask and log-probs of the response."""
@@ -88,17 +96,21 @@ class KiminaFixAgentLoop(AgentLoopBase):  # type: ignore[misc]  # verl is untype
         )
         scorer = scorer_for(self.settings)
         metrics: dict[str, Any] = {}
-        request_id = uuid4().hex
+        # As verl's own loops: a stable id under full determinism; the priority orders requests in vLLM.
+        priority = int(kwargs.get("priority", 0))
+        request = _Request(
+            f"det-{priority}" if self.rollout_config.get("full_determinism", False) else uuid4().hex, priority
+        )
 
         prompt_ids = await self.ct_build_initial_tokens(messages)
         tokens = _Tokens(ids=list(prompt_ids), mask=[], logprobs=None)
-        first_output = await self._generate(request_id, tokens, sampling_params, metrics)
+        first_output = await self._generate(request, tokens, sampling_params, metrics)
         first = await self._check(scorer, first_output.token_ids, problem, metrics)
         extra_fields = dict(first_output.extra_fields)
 
         final, revised = first, False
         if first.fixable:
-            second_output = await self._fix_turn(request_id, messages, first, tokens, sampling_params, metrics)
+            second_output = await self._fix_turn(request, messages, first, tokens, sampling_params, metrics)
             if second_output is not None:
                 final, revised = await self._check(scorer, second_output.token_ids, problem, metrics), True
                 if "max_global_steps" in second_output.extra_fields:
@@ -128,12 +140,12 @@ class KiminaFixAgentLoop(AgentLoopBase):  # type: ignore[misc]  # verl is untype
         )
 
     async def _generate(
-        self, request_id: str, tokens: _Tokens, sampling_params: dict[str, Any], metrics: dict[str, Any]
+        self, request: _Request, tokens: _Tokens, sampling_params: dict[str, Any], metrics: dict[str, Any]
     ) -> Any:
         """One assistant turn appended to `tokens` (mask 1), as verl's own loops do it."""
         with simple_timer("generate_sequences", metrics):
             output = await self.server_manager.generate(
-                request_id=request_id, prompt_ids=tokens.ids, sampling_params=sampling_params
+                request_id=request.id, prompt_ids=tokens.ids, sampling_params=sampling_params, priority=request.priority
             )
         preempted = output.num_preempted if output.num_preempted is not None else 0
         metrics["num_preempted"] = metrics.get("num_preempted", 0) + preempted
@@ -154,7 +166,7 @@ class KiminaFixAgentLoop(AgentLoopBase):  # type: ignore[misc]  # verl is untype
 
     async def _fix_turn(
         self,
-        request_id: str,
+        request: _Request,
         messages: list[dict[str, Any]],
         attempt: Attempt,
         tokens: _Tokens,
@@ -170,7 +182,7 @@ class KiminaFixAgentLoop(AgentLoopBase):  # type: ignore[misc]  # verl is untype
         if remaining < fix.min_revision_tokens:
             return None
         tokens.ids, tokens.mask, tokens.logprobs = feedback.ids, feedback.mask, feedback.logprobs
-        return await self._generate(request_id, tokens, {**sampling_params, "max_tokens": remaining}, metrics)
+        return await self._generate(request, tokens, {**sampling_params, "max_tokens": remaining}, metrics)
 
     async def _feedback_tokens(
         self, messages: list[dict[str, Any]], attempt: Attempt, tokens: _Tokens

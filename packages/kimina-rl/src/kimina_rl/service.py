@@ -22,6 +22,7 @@ logger = logging.getLogger(__name__)
 
 _FIRST_BACKOFF_S = 2.0
 _MAX_BACKOFF_S = 30.0
+_WARN_EVERY_S = 10.0  # during an outage every waiting sample retries; one warning per interval is enough
 
 
 class VerifierUnavailableError(RuntimeError):
@@ -52,6 +53,7 @@ class Scorer:
             window_s=options.batch_window_ms / 1000,
             max_concurrent=options.max_concurrent_requests,
         )
+        self._warned_at = float("-inf")
         self._history: WinRateHistory | None = None
         self._history_batcher: MicroBatcher[Outcome, int] | None = None
         if settings.history_path is not None:
@@ -93,7 +95,8 @@ class Scorer:
 
     async def _verify(self, item: VerifyItem) -> Verdict:
         budget = self.settings.verifier.infra_retry_s
-        deadline = time.monotonic() + budget
+        started = time.monotonic()
+        deadline = started + budget
         delay = _FIRST_BACKOFF_S
         while True:
             try:
@@ -106,10 +109,12 @@ class Scorer:
                 problem = verdict.detail or "infrastructure failure"
             if time.monotonic() + delay > deadline:
                 raise VerifierUnavailableError(
-                    f"verification server {self._verifier.url} failed for {budget:g} s "
-                    f"(kimina_rl.verifier.infra_retry_s); last error: {problem}"
+                    f"verification server {self._verifier.url} kept failing for {time.monotonic() - started:.0f} s "
+                    f"(retry budget kimina_rl.verifier.infra_retry_s={budget:g}); last error: {problem}"
                 )
-            logger.warning("verification failed (%s); retrying in %.1f s", problem, delay)
+            if time.monotonic() - self._warned_at >= _WARN_EVERY_S:
+                self._warned_at = time.monotonic()
+                logger.warning("verification server %s failing (%s); retrying", self._verifier.url, problem)
             await asyncio.sleep(delay)
             # Jitter spreads the retries of many waiting samples so a recovering server is not hit all at once.
             delay = min(delay * 2, _MAX_BACKOFF_S) * random.uniform(0.75, 1.0)
