@@ -1,4 +1,4 @@
-"""HTTP inference API that proves Lean 4 theorems."""
+"""HTTP inference API that proves Lean 4 theorems: generate, verify, fix, with a playground page."""
 
 from importlib.metadata import version as _version
 

@@ -1,0 +1,36 @@
+"""API-key authentication: when a key is configured, `/v1/*` needs it as a bearer token or an `X-API-Key` header."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request, status
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+
+# auto_error=False: a missing header is our 401 with a reason, and both schemes show up in the OpenAPI docs.
+_bearer = HTTPBearer(auto_error=False, description="`Authorization: Bearer <key>`")
+_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="`X-API-Key: <key>`")
+
+
+async def require_api_key(
+    request: Request,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    header_key: Annotated[str | None, Depends(_header)],
+) -> None:
+    """Let the request through when no key is configured or it carries the right one; otherwise 401."""
+    expected = request.app.state.settings.api_key
+    if expected is None:
+        return
+    given = header_key or (bearer.credentials if bearer is not None else None)
+    if given is None:
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED,
+            detail="this server needs an API key: send `Authorization: Bearer <key>` or `X-API-Key: <key>`",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    # Constant-time comparison, so response timing does not leak the key.
+    if not secrets.compare_digest(given.encode(), expected.get_secret_value().encode()):
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED, detail="the API key is not valid", headers={"WWW-Authenticate": "Bearer"}
+        )

@@ -1,0 +1,116 @@
+"""ASGI middleware: a request id and one structured log line per request, and a cap on request body size."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from kimina_api.metrics import Metrics
+
+logger = logging.getLogger("kimina_api.access")
+
+_SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+class RequestLogMiddleware:
+    """Gives each request an id (the client's `X-Request-ID` when sane), echoes it, and logs and counts the response.
+
+    The id is the client's `X-Request-ID` when it is short and plain; anything else is replaced, never logged.
+    """
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Run the request, then log method, path, status, duration and id."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
+        request_id = given if _SAFE_ID.fullmatch(given) else uuid.uuid4().hex
+        scope.setdefault("state", {})["request_id"] = request_id
+        status = 500  # what the client sees if the app dies before answering
+        start = time.perf_counter()
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            self.metrics.responses.labels(status=str(status)).inc()
+            logger.info(
+                "%s %s %s",
+                scope["method"],
+                scope["path"],
+                status,
+                extra={
+                    "request_id": request_id,
+                    "method": scope["method"],
+                    "path": scope["path"],
+                    "status": status,
+                    "duration_ms": round((time.perf_counter() - start) * 1000, 1),
+                    "client": scope["client"][0] if scope.get("client") else None,
+                },
+            )
+
+
+class BodyLimitMiddleware:
+    """Refuses request bodies over `max_bytes` with 413, whether or not the client sent a Content-Length.
+
+    The body is read (up to the limit) before the app sees it, so an oversized upload never reaches JSON parsing.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Buffer the body within the limit and replay it to the app, or answer 413."""
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.max_bytes:
+                await self._refuse(send)
+                return
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            # After the body, the app only ever waits for the client to go away.
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Send) -> None:
+        body = json.dumps({"detail": f"the request body is larger than {self.max_bytes} bytes"}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
