@@ -22,6 +22,7 @@ import psutil
 logger = logging.getLogger(__name__)
 
 _STDERR_TAIL_BYTES = 8192
+_TREE_REFRESH = 64
 
 
 class ReplError(Exception):
@@ -64,6 +65,8 @@ class ReplProcess:
         self.max_reply_bytes = max_reply_bytes
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
+        self._tree: list[psutil.Process] | None = None
+        self._tree_age = 0
         self._drain = asyncio.create_task(self._drain_stderr())
 
     @classmethod
@@ -134,13 +137,16 @@ class ReplProcess:
 
     def memory_mb(self) -> float:
         """Resident memory of the REPL and everything it started, in MiB (0 once it is gone)."""
-        try:
-            root = psutil.Process(self.proc.pid)
-            procs = [root, *root.children(recursive=True)]
-        except psutil.Error:
-            return 0.0
+        # Listing children scans all of /proc (milliseconds), so the process tree is refreshed only now and then.
+        if self._tree is None or self._tree_age >= _TREE_REFRESH:
+            try:
+                root = psutil.Process(self.proc.pid)
+                self._tree, self._tree_age = [root, *root.children(recursive=True)], 0
+            except psutil.Error:
+                return 0.0
+        self._tree_age += 1
         total = 0
-        for proc in procs:
+        for proc in self._tree:
             with contextlib.suppress(psutil.Error):
                 total += proc.memory_info().rss
         return total / (1 << 20)
