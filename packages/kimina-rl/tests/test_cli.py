@@ -22,10 +22,26 @@ def test_history_show_and_export(history_file: Path, tmp_path: Path, capsys: pyt
     shown = capsys.readouterr().out
     assert "2 problems, 4 attempts, 3 proofs" in shown and "1 problems above win rate 0.5" in shown
     out = tmp_path / "rates.jsonl"
-    assert main(["history", "export", str(history_file), str(out), "--min-attempts", "2"]) == 0
+    assert main(["history", "export", str(history_file), "--out", str(out), "--min-attempts", "2"]) == 0
     assert "wrote 1 problems" in capsys.readouterr().err
     (row,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert row["uuid"] == "easy" and row["rl_data"] == {"n_correct_proofs": 3, "n_proofs": 3, "win_rate": 1.0}
+
+
+def test_per_node_files_add_up(history_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = tmp_path / "node2.sqlite"
+    with WinRateHistory(other) as history:
+        history.record([Outcome("easy", False), Outcome("new", True, "theorem n", informal_problem="Show n.")])
+    out = tmp_path / "rates.parquet"
+    assert main(["history", "export", str(history_file), str(other), "--out", str(out)]) == 0
+    import pyarrow.parquet as pq
+
+    rows = {row["uuid"]: row for row in pq.read_table(out).to_pylist()}
+    assert rows["easy"]["rl_data"] == {"n_correct_proofs": 3, "n_proofs": 4, "win_rate": 0.75}
+    assert rows["easy"]["formal_statement"] == "theorem e"  # kept from the file that had it
+    assert rows["new"]["problem"] == "Show n." and set(rows) == {"easy", "hard", "new"}
+    assert main(["history", "show", str(history_file), str(other)]) == 0
+    assert "3 problems, 6 attempts, 4 proofs" in capsys.readouterr().out
 
 
 def test_bad_input_exits_2_with_one_line(
@@ -35,7 +51,7 @@ def test_bad_input_exits_2_with_one_line(
     assert main(["history", "show", str(missing)]) == 2
     assert "no history file" in capsys.readouterr().err
     assert not missing.exists()  # reading never creates an empty history
-    assert main(["history", "export", str(history_file), str(tmp_path / "rates.csv")]) == 2
+    assert main(["history", "export", str(history_file), "--out", str(tmp_path / "rates.csv")]) == 2
     assert ".jsonl or .parquet" in capsys.readouterr().err
     with pytest.raises(SystemExit) as usage:
         main(["history"])

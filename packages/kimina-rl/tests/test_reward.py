@@ -131,7 +131,7 @@ async def test_server_that_comes_back_is_waited_for(
 async def test_training_outcomes_reach_the_history(
     well_formed: list[dict[str, Any]], lean_server: str, tmp_path: Path, inject_lean_error: Edit
 ) -> None:
-    history = {"path": str(tmp_path / "history.sqlite")}
+    history = {"path": str(tmp_path / "history-{host}.sqlite")}  # one file per node in a multi-node run
     row = well_formed[0]
     texts = [row["completion"], inject_lean_error(row["completion"]), row["completion"]]
     await asyncio.gather(*(_score(row, lean_server, text, history=history) for text in texts))
@@ -139,7 +139,7 @@ async def test_training_outcomes_reach_the_history(
     await compute_score(
         "minif2f", row["completion"], None, _extra(row, split="test"), **_kwargs(lean_server), history=history
     )
-    with WinRateHistory(tmp_path / "history.sqlite") as stored:
+    with WinRateHistory(tmp_path / f"history-{socket.gethostname()}.sqlite") as stored:
         rate = stored.get(row["name"])
     assert rate is not None and (rate.n_proofs, rate.n_correct_proofs) == (3, 2)
     assert rate.formal_statement == row["formal_statement"]

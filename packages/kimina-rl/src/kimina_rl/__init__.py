@@ -6,7 +6,7 @@
 
 from importlib.metadata import version as _version
 
-from kimina_rl.history import Outcome, WinRate, WinRateHistory
+from kimina_rl.history import Outcome, WinRate, WinRateHistory, merge_win_rates, write_win_rates
 from kimina_rl.reward import compute_score
 from kimina_rl.scoring import REWARD_KEYS, Attempt, Problem, reward_info
 from kimina_rl.service import Scorer, VerifierUnavailableError, scorer_for
@@ -41,7 +41,9 @@ __all__ = [
     "config_dir",
     "compute_score",
     "launch_overrides",
+    "merge_win_rates",
     "reward_info",
     "scorer_for",
     "search_path",
+    "write_win_rates",
 ]

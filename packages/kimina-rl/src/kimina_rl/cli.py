@@ -10,14 +10,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from kimina_rl.history import WinRateHistory
+from kimina_rl.history import WinRate, WinRateHistory, merge_win_rates, write_win_rates
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
 _EPILOG = """\
 examples:
   kimina-rl history show runs/history.sqlite --top 20
-  kimina-rl history export runs/history.sqlite win_rates.parquet --min-attempts 8
+  kimina-rl history export runs/history-*.sqlite --out win_rates.parquet --min-attempts 8
   kimina-rl config data.max_response_length=4096 trainer.n_gpus_per_node=1
   kimina-rl config --paths
 """
@@ -36,12 +36,13 @@ def build_parser() -> argparse.ArgumentParser:
     history = commands.add_parser("history", help="read the per-problem win-rate history").add_subparsers(
         dest="action", required=True
     )
+    files_help = "history files (kimina_rl.history.path); several are added up, e.g. one per node"
     show = history.add_parser("show", help="summary and the most-attempted problems")
-    show.add_argument("db", type=Path, help="history file (kimina_rl.history.path)")
+    show.add_argument("db", type=Path, nargs="+", help=files_help)
     show.add_argument("--top", type=int, default=10, help="problems to list (default 10)")
     export = history.add_parser("export", help="write rows with rl_data {n_correct_proofs, n_proofs, win_rate}")
-    export.add_argument("db", type=Path, help="history file")
-    export.add_argument("out", type=Path, help="output .jsonl or .parquet (NuminaMath-LEAN layout)")
+    export.add_argument("db", type=Path, nargs="+", help=files_help)
+    export.add_argument("--out", type=Path, required=True, help="output .jsonl or .parquet (NuminaMath-LEAN layout)")
     export.add_argument("--min-attempts", type=int, default=1, help="leave out problems tried fewer times")
 
     config = commands.add_parser("config", help="print the composed verl config (kimina_drgrpo + overrides)")
@@ -65,19 +66,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
-def _open_existing(path: Path) -> WinRateHistory:
-    if not path.is_file():
-        raise FileNotFoundError(f"no history file at {path}")
-    return WinRateHistory(path)
+def _read(paths: Sequence[Path]) -> list[WinRate]:
+    groups = []
+    for path in paths:
+        if not path.is_file():  # opening would create an empty history
+            raise FileNotFoundError(f"no history file at {path}")
+        with WinRateHistory(path) as history:
+            groups.append(list(history.win_rates()))
+    return merge_win_rates(*groups)
 
 
 def _history(args: argparse.Namespace, out: Console, err: Console) -> int:
-    with _open_existing(args.db) as history:
-        if args.action == "export":
-            written = history.export(args.out, min_attempts=args.min_attempts)
-            err.print(f"wrote {written} problems to {args.out}", highlight=False)
-            return EXIT_OK
-        rates = list(history.win_rates())
+    rates = _read(args.db)
+    if args.action == "export":
+        written = write_win_rates(rates, args.out, min_attempts=args.min_attempts)
+        err.print(f"wrote {written} problems to {args.out}", highlight=False)
+        return EXIT_OK
     attempts = sum(rate.n_proofs for rate in rates)
     solved = sum(rate.n_correct_proofs for rate in rates)
     mastered = sum(rate.win_rate > 0.5 for rate in rates)

@@ -182,34 +182,8 @@ class WinRateHistory:
         return int(count)
 
     def export(self, path: str | Path, *, min_attempts: int = 1) -> int:
-        """Write each problem with at least `min_attempts` attempts as one row (`WinRate.as_row`).
-
-        Args:
-            path: `.jsonl` or `.parquet` file to write (replaced if it exists).
-            min_attempts: Problems with fewer recorded attempts are left out (their win rate says little).
-
-        Returns:
-            The number of rows written.
-
-        Raises:
-            ValueError: The suffix is neither `.jsonl` nor `.parquet`.
-        """
-        out = Path(path)
-        rows = [rate.as_row() for rate in self.win_rates() if rate.n_proofs >= min_attempts]
-        if out.suffix == ".jsonl":
-            tmp = out.with_name(out.name + ".tmp")
-            with tmp.open("w", encoding="utf-8") as handle:
-                for row in rows:
-                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-            tmp.replace(out)
-        elif out.suffix == ".parquet":
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            pq.write_table(pa.Table.from_pylist(rows, schema=_parquet_schema(pa)), out)
-        else:
-            raise ValueError(f"export to .jsonl or .parquet, not {out.suffix or 'a file without suffix'}: {out}")
-        return len(rows)
+        """Write each problem with at least `min_attempts` attempts as one row (see `write_win_rates`)."""
+        return write_win_rates(self.win_rates(), path, min_attempts=min_attempts)
 
     def close(self) -> None:
         """Close the file; every recorded batch is already durable."""
@@ -223,6 +197,57 @@ class WinRateHistory:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def merge_win_rates(*groups: Iterable[WinRate]) -> list[WinRate]:
+    """Add up the counts of several histories (e.g. one file per node of a multi-node run), ordered by problem id."""
+    merged: dict[str, WinRate] = {}
+    for group in groups:
+        for rate in group:
+            seen = merged.get(rate.problem_id)
+            if seen is not None:
+                rate = WinRate(
+                    rate.problem_id,
+                    rate.data_source or seen.data_source,
+                    rate.formal_statement or seen.formal_statement,
+                    rate.informal_problem or seen.informal_problem,
+                    seen.n_proofs + rate.n_proofs,
+                    seen.n_correct_proofs + rate.n_correct_proofs,
+                )
+            merged[rate.problem_id] = rate
+    return [merged[key] for key in sorted(merged)]
+
+
+def write_win_rates(rates: Iterable[WinRate], path: str | Path, *, min_attempts: int = 1) -> int:
+    """Write one row per problem (`WinRate.as_row`: NuminaMath-LEAN layout with `rl_data`), atomically.
+
+    Args:
+        rates: The problems to write.
+        path: `.jsonl` or `.parquet` file (replaced if it exists; a crash leaves the old file, never half a file).
+        min_attempts: Problems with fewer recorded attempts are left out (their win rate says little).
+
+    Returns:
+        The number of rows written.
+
+    Raises:
+        ValueError: The suffix is neither `.jsonl` nor `.parquet`.
+    """
+    out = Path(path)
+    if out.suffix not in (".jsonl", ".parquet"):
+        raise ValueError(f"export to .jsonl or .parquet, not {out.suffix or 'a file without suffix'}: {out}")
+    rows = [rate.as_row() for rate in rates if rate.n_proofs >= min_attempts]
+    partial = out.with_name(out.name + ".partial")
+    if out.suffix == ".jsonl":
+        with partial.open("w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(rows, schema=_parquet_schema(pa)), partial)
+    partial.replace(out)
+    return len(rows)
 
 
 @dataclass

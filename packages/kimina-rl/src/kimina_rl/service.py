@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import socket
 import time
 import weakref
 from collections.abc import Sequence
@@ -57,7 +58,7 @@ class Scorer:
         self._history: WinRateHistory | None = None
         self._history_batcher: MicroBatcher[Outcome, int] | None = None
         if settings.history_path is not None:
-            self._history = WinRateHistory(settings.history_path)
+            self._history = WinRateHistory(settings.history_path.replace("{host}", socket.gethostname()))
             self._history_batcher = MicroBatcher(self._write_history, max_batch_size=4096, window_s=0.02)
 
     @property

@@ -74,6 +74,7 @@ class Settings:
         fix: Error-correction turn settings.
         format: Overrides of `kimina_format.FormatConfig` fields.
         history_path: SQLite file that records per-problem outcomes of training rollouts; None records nothing.
+            `{host}` is replaced by the host name, so each node of a multi-node run writes its own local file.
     """
 
     verifier: VerifierSettings = field(default_factory=VerifierSettings)
