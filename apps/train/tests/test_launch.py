@@ -50,3 +50,35 @@ def test_run_verl_tees_output_and_returns_the_exit_code(tmp_path: Path, monkeypa
     monkeypatch.setattr(launch, "verl_command", lambda _: fake)
     assert launch.run_verl(run, ray_address="10.0.0.1:6379") == 3
     assert "step 1 10.0.0.1:6379" in run.log.read_text()
+
+
+def test_a_data_build_that_fails_is_one_clear_error(tmp_path: Path) -> None:
+    from kimina_train.dataprep import DataBuildError, build_missing
+    from kimina_train.recipe import load_recipe
+
+    empty = tmp_path / "minif2f.jsonl"
+    empty.write_text("\n")
+    recipe = load_recipe("smoke", [f"kimina.run_dir={tmp_path}/run", f"kimina.data.minif2f.source={empty}"])
+    with pytest.raises(DataBuildError, match=r"^kimina-data could not build the data: .*no rows"):
+        build_missing(recipe)
+
+
+def test_prepare_writes_a_config_that_verl_accepts_and_builds_what_is_missing(
+    tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from kimina_train.preflight import CheckResult, Status
+    from kimina_train.prepare import prepare
+    from kimina_train.recipe import load_recipe
+    from omegaconf import OmegaConf
+
+    monkeypatch.setenv("KIMINA_SHARED_DATA", str(data_dir))
+    recipe = load_recipe("smoke", [f"kimina.run_dir={tmp_path}/run", "kimina_rl.verifier.url=http://127.0.0.1:1"])
+    run = prepare(recipe, [CheckResult("gpus", Status.SKIP, "none")])
+    assert (tmp_path / "run" / "data" / "minif2f_test.parquet").is_file()
+    assert (tmp_path / "run" / "tiny-model" / "config.json").is_file()
+    written = OmegaConf.load(run.verl_config)
+    assert written.actor_rollout_ref.model.path == str(tmp_path / "run" / "tiny-model")
+    assert written.reward.custom_reward_function.reward_kwargs.verifier.url == "http://127.0.0.1:1"
+    assert json.loads(run.preflight.read_text()) == [{"name": "gpus", "status": "skip", "detail": "none", "fix": None}]

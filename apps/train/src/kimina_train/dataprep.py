@@ -61,8 +61,29 @@ def data_files(recipe: Recipe) -> list[DataFile]:
     ]
 
 
+class DataBuildError(RuntimeError):
+    """A kimina-data build failed or did not write what the recipe reads; the message says which and why."""
+
+
 def build_missing(recipe: Recipe) -> list[Path]:
-    """Run the kimina-data builds that write a missing data file; return the files written."""
+    """Run the kimina-data builds that write a missing data file; return the files written.
+
+    Raises:
+        DataBuildError: A source cannot be read, a build fails, or a file the recipe reads was not written.
+    """
+    from kimina_data import BuildError, ConfigError, SourceError
+
+    try:
+        written = _build(recipe)
+    except (SourceError, BuildError, ConfigError, OSError) as exc:
+        raise DataBuildError(f"kimina-data could not build the data: {exc}") from exc
+    still_missing = [str(f.path) for f in data_files(recipe) if not f.path.is_file()]
+    if still_missing:
+        raise DataBuildError(f"kimina-data ran but did not write {', '.join(still_missing)}")
+    return written
+
+
+def _build(recipe: Recipe) -> list[Path]:
     missing = {f.build for f in data_files(recipe) if f.build is not None and not f.path.is_file()}
     spec = recipe.settings.data
     written: list[Path] = []
@@ -83,7 +104,4 @@ def build_missing(recipe: Recipe) -> list[Path]:
         logger.info("building miniF2F from %s into %s (kimina-data)", source, spec.minif2f.out)
         result = build_minif2f(source, Path(spec.minif2f.out), rectified=spec.minif2f.rectified)
         written += list(result.files.values())
-    still_missing = [str(f.path) for f in data_files(recipe) if not f.path.is_file()]
-    if still_missing:
-        raise FileNotFoundError(f"kimina-data ran but did not write {', '.join(still_missing)}")
     return written

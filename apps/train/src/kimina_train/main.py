@@ -13,6 +13,7 @@ from rich.logging import RichHandler
 from rich.panel import Panel
 
 from kimina_train.cli import Args, parse_args
+from kimina_train.dataprep import DataBuildError
 from kimina_train.generated import REGENERATE, write_generated
 from kimina_train.launch import run_verl
 from kimina_train.plan import make_plan, render_plan
@@ -70,7 +71,11 @@ def _run(args: Args, recipe: Recipe, *, gpus: list[Gpu], rehearse: bool) -> int:
         return EXIT_OK
 
     # 3. Prepare: run folder, missing data and model, the config verl reads.
-    run = prepare(recipe, results)
+    try:
+        run = prepare(recipe, results)
+    except DataBuildError as exc:
+        console.print(f"[bold red]prepare failed:[/] {exc}")
+        return EXIT_FAILED
     record_launch(run, recipe=recipe.name, overrides=recipe.overrides, mode="rehearsal" if rehearse else "verl")
     console.print(f"run folder: [bold]{run.path}[/]")
 

@@ -90,25 +90,36 @@ def _summary(recipe: Recipe, *, rehearse: bool, ray_address: str | None) -> list
     ]
 
 
+def _data_builds(recipe: Recipe) -> str:
+    data = recipe.settings.data
+    builds = []
+    if data.promptset is not None:
+        builds.append(f"promptset from {', '.join(map(str, data.promptset.get('sources') or []))}")
+    if data.minif2f is not None:
+        builds.append(f"miniF2F from {data.minif2f.source or 'the shared minif2f.jsonl'}")
+    return f" ({'; '.join(builds)})" if builds else ""
+
+
 def _steps(recipe: Recipe, *, rehearse: bool) -> list[str]:
     s = recipe.settings
     run = RunFolder(Path(s.run_dir))
-    checks = "verifier /health + canary (one valid, one invalid proof)" if s.verifier.canary else "verifier /health"
-    steps = [
-        *(
-            ["start kimina-verify serve for the run (real Lean if $KIMINA_LEAN_WORKSPACE is set)"]
-            if s.verifier.start
-            else []
-        ),
-        f"preflight: GPUs, {checks}, data, model, disk (>= {s.hardware.min_free_disk_gib:g} GiB), verl/vLLM versions",
-        "prepare: build missing data with kimina-data"
+    steps = []
+    if s.verifier.start:
+        steps.append("start kimina-verify serve for the run (real Lean if $KIMINA_LEAN_WORKSPACE is set)")
+    canary = " + canary (one true, one false theorem)" if s.verifier.canary else ""
+    steps.append(
+        f"preflight: verl config, GPUs, verifier /health{canary}, data, model, "
+        f"disk (>= {s.hardware.min_free_disk_gib:g} GiB), verl/vLLM versions, logger credentials"
+    )
+    steps.append(
+        f"prepare: build missing data with kimina-data{_data_builds(recipe)}"
         + (", build the tiny model" if s.build_tiny_model else "")
-        + f", write {run.verl_config}, {run.preflight}, {run.launches}",
-    ]
+        + f"; write {run.verl_config}, {run.preflight}, {run.launches}"
+    )
     if rehearse:
         steps.append(
             "rehearse: sample groups with transformers, score them with kimina-rl, Dr.GRPO advantages and loss "
-            f"from verl core_algos, one optimizer step, checkpoint, {run.path}/metrics.jsonl and metrics.png"
+            f"from verl core_algos, one optimizer step, checkpoint, {run.path}/metrics.json and metrics.png"
         )
     else:
         steps.append("launch: " + " ".join(verl_command(run)))

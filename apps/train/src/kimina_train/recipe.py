@@ -53,11 +53,6 @@ class Recipe:
         plain.pop(APP_KEY, None)
         return OmegaConf.create(plain)
 
-    @property
-    def n_gpus(self) -> int:
-        """GPUs the run uses in all: `trainer.nnodes * trainer.n_gpus_per_node`."""
-        return int(self.config.trainer.nnodes) * int(self.config.trainer.n_gpus_per_node)
-
 
 def list_recipes(directory: Path = RECIPES_DIR) -> list[str]:
     """Names of the recipes in `directory`, sorted."""
@@ -99,6 +94,16 @@ def compose(path: Path, overrides: Sequence[str] = ()) -> DictConfig:
         raise RecipeError(f"recipe {path.stem}: {text.splitlines()[0] if text else type(exc).__name__}") from exc
 
 
+def _settings(name: str, config: DictConfig) -> TrainSettings:
+    from omegaconf import OmegaConf
+
+    raw: Any = OmegaConf.to_container(config.get(APP_KEY) or OmegaConf.create({}), resolve=True)
+    try:
+        return parse_settings(raw)
+    except SettingsError as exc:
+        raise RecipeError(f"recipe {name}: {exc}") from exc
+
+
 def load_recipe(name_or_path: str, overrides: Sequence[str] = (), *, nnodes: int | None = None) -> Recipe:
     """Find, compose and check a recipe.
 
@@ -110,17 +115,10 @@ def load_recipe(name_or_path: str, overrides: Sequence[str] = (), *, nnodes: int
     Raises:
         RecipeError: If the recipe is missing, does not compose, or its `kimina:` section is malformed.
     """
-    from omegaconf import OmegaConf
-
     path = find_recipe(name_or_path)
     all_overrides = tuple(overrides) + ((f"trainer.nnodes={nnodes}",) if nnodes is not None else ())
     config = compose(path, all_overrides)
-    raw: Any = OmegaConf.to_container(config.get(APP_KEY) or OmegaConf.create({}), resolve=True)
-    try:
-        settings = parse_settings(raw)
-    except SettingsError as exc:
-        raise RecipeError(f"recipe {path.stem}: {exc}") from exc
-    return Recipe(name=path.stem, path=path, overrides=all_overrides, config=config, settings=settings)
+    return Recipe(path.stem, path, all_overrides, config, _settings(path.stem, config))
 
 
 def with_values(recipe: Recipe, values: dict[str, Any]) -> Recipe:
@@ -133,4 +131,4 @@ def with_values(recipe: Recipe, values: dict[str, Any]) -> Recipe:
     with open_dict(config):
         for key, value in values.items():
             OmegaConf.update(config, key, value, force_add=True)
-    return dataclasses.replace(recipe, config=config)
+    return dataclasses.replace(recipe, config=config, settings=_settings(recipe.name, config))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from kimina_train.dataprep import data_files
 from kimina_train.preflight.checklist import CheckResult, Status
 from kimina_train.recipe import Recipe
-from kimina_train.settings import DataSpec
+from kimina_train.settings import DataSpec, MiniF2FSpec
 
 
 def _rows(path: Path) -> int:
@@ -16,35 +17,43 @@ def _rows(path: Path) -> int:
     return int(pq.read_metadata(path).num_rows)
 
 
-def _source_problem(spec: DataSpec, build: str) -> str | None:
-    """Why the sources of `build` cannot be read, or None if they look readable (hub ids are checked at build)."""
+def _missing_local(location: str) -> bool:
+    """The source names a local file (rather than a hub id) that does not exist."""
+    looks_local = location.startswith((".", "/", "~")) or location.endswith((".jsonl", ".json", ".parquet"))
+    return looks_local and not Path(location).expanduser().exists()
+
+
+def _minif2f_problem(spec: MiniF2FSpec) -> str | None:
     from kimina_data.minif2f import default_minif2f_source
     from kimina_data.sources import SourceError
 
-    if build == "minif2f":
-        assert spec.minif2f is not None
-        source = spec.minif2f.source
-        if source is None:
-            try:
-                default_minif2f_source()
-            except SourceError as exc:
-                return str(exc)
-            return None
-        looks_local = source.startswith((".", "/", "~")) or source.endswith((".jsonl", ".json", ".parquet"))
-        return f"miniF2F source {source} does not exist" if looks_local and not Path(source).exists() else None
-    assert spec.promptset is not None
+    if spec.source is not None:
+        return f"miniF2F source {spec.source} does not exist" if _missing_local(spec.source) else None
+    try:
+        default_minif2f_source()
+    except SourceError as exc:
+        return str(exc)
+    return None
+
+
+def _promptset_problem(fields: dict[str, Any]) -> str | None:
     from kimina_data.config import BuildConfig, ConfigError
 
     try:
-        config = BuildConfig.from_mapping(spec.promptset)
+        config = BuildConfig.from_mapping(fields)
     except ConfigError as exc:
         return f"kimina.data.promptset: {exc}"
-    for spec_ in config.sources:
-        location = spec_.location
-        looks_local = location.startswith((".", "/", "~")) or location.endswith((".jsonl", ".json", ".parquet"))
-        if looks_local and not Path(location).expanduser().exists():
-            return f"promptset source {location} does not exist"
-    return None
+    missing = [s.location for s in config.sources if _missing_local(s.location)]
+    return f"promptset source {missing[0]} does not exist" if missing else None
+
+
+def _build_problem(spec: DataSpec, build: str) -> str | None:
+    """Why the build named `build` cannot run, or None if its sources look readable (hub ids are tried at build)."""
+    if build == "minif2f" and spec.minif2f is not None:
+        return _minif2f_problem(spec.minif2f)
+    if build == "promptset" and spec.promptset is not None:
+        return _promptset_problem(spec.promptset)
+    return f"no kimina.data.{build} section"
 
 
 def check_data(recipe: Recipe) -> list[CheckResult]:
@@ -71,7 +80,7 @@ def check_data(recipe: Recipe) -> list[CheckResult]:
                     "build it with kimina-data, or point data.train_files / data.val_files at existing verl parquet",
                 )
             )
-        elif problem := _source_problem(recipe.settings.data, f.build):
+        elif problem := _build_problem(recipe.settings.data, f.build):
             results.append(CheckResult(name, Status.FAIL, f"{f.path} is missing and cannot be built: {problem}"))
         else:
             results.append(

@@ -7,7 +7,7 @@ import os
 from urllib.parse import urlparse
 
 from kimina_verify.client import DEFAULT_URL, Verifier
-from kimina_verify.verdict import VerdictKind
+from kimina_verify.verdict import Verdict, VerdictKind
 
 from kimina_train.preflight.checklist import CheckResult, Status
 
@@ -28,13 +28,15 @@ def effective_url(url: str | None) -> str:
     return (url or os.environ.get("LEAN_SERVER_API_URL") or DEFAULT_URL).rstrip("/")
 
 
-async def _probe(verifier: Verifier, canary: bool) -> tuple[str, list[VerdictKind]]:
+async def _probe(verifier: Verifier, canary: bool) -> tuple[str, list[Verdict]]:
     async with verifier:
         health = await verifier.health()
-        if not canary:
-            return str(health.get("status", "ok")), []
-        verdicts = await verifier.verify([CANARY_VALID, CANARY_INVALID])
-        return str(health.get("status", "ok")), [v.kind for v in verdicts]
+        verdicts = await verifier.verify([CANARY_VALID, CANARY_INVALID]) if canary else []
+        return str(health.get("status", "ok")), verdicts
+
+
+def _came_back(verdict: Verdict) -> str:
+    return verdict.kind.value + (f" ({verdict.detail})" if verdict.detail else "")
 
 
 def _is_loopback(url: str) -> bool:
@@ -68,32 +70,32 @@ def check_verifier(
             "point kimina_rl.verifier.url (or LEAN_SERVER_API_URL) at a host every node can reach",
         )
     try:
-        status, kinds = asyncio.run(_probe(verifier, canary))
+        status, verdicts = asyncio.run(_probe(verifier, canary))
     except Exception as exc:  # httpx raises many types for "down"; every one means the same thing here
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return CheckResult("verifier", Status.FAIL, f"no answer from {where}/health ({reason})", START_HINT)
     if not canary:
         return CheckResult("verifier", Status.OK, f"{where}: health {status} (canary off)")
-    valid, invalid = kinds
-    if valid is not VerdictKind.VALID:
+    valid, invalid = verdicts
+    if valid.kind is not VerdictKind.VALID:
         return CheckResult(
             "verifier",
             Status.FAIL,
-            f"canary failed at {where}: a true theorem came back {valid.value}, expected valid",
+            f"canary failed at {where}: a true theorem came back {_came_back(valid)}, expected valid",
             "check the server's log: its Lean/Mathlib workspace is broken or overloaded",
         )
-    if invalid is VerdictKind.VALID:
+    if invalid.kind is VerdictKind.VALID:
         return CheckResult(
             "verifier",
             Status.FAIL,
             f"canary failed at {where}: a false theorem came back valid; rewards would pay for wrong proofs",
             "the server is not checking proofs: fix its Lean workspace before training",
         )
-    if invalid is not VerdictKind.LEAN_ERROR:
+    if invalid.kind is not VerdictKind.LEAN_ERROR:
         return CheckResult(
             "verifier",
             Status.FAIL,
-            f"canary failed at {where}: a false theorem came back {invalid.value}, expected lean_error",
+            f"canary failed at {where}: a false theorem came back {_came_back(invalid)}, expected lean_error",
             "check the server's log and its time and memory limits",
         )
     return CheckResult("verifier", Status.OK, f"{where}: health {status}, canary valid/lean_error as expected")

@@ -54,9 +54,10 @@ class SamplingConfig:
 
 
 def _cut_at_eos(ids: list[int], eos: int | None, pad: int | None) -> list[int]:
+    """The answer up to and including its end-of-turn token; never empty, since the loss needs one token."""
     if eos is not None and eos in ids:
         return ids[: ids.index(eos) + 1]
-    return [t for t in ids if t != pad]
+    return [t for t in ids if t != pad] or ids[:1]
 
 
 def sample_groups(
