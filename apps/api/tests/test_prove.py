@@ -170,6 +170,7 @@ async def test_engine_that_fails_to_load_is_reported(make_client, tmp_path, mini
     ("body", "reason"),
     [
         ({"formal_statement": "example : 1 + 1 = 2 := by"}, "must contain a `theorem` or `lemma`"),
+        ({"formal_statement": "/- theorem t : True := by -/ def x := 1"}, "must contain a `theorem` or `lemma`"),
         ({"formal_statement": ""}, "formal_statement"),
         ({"formal_statement": "theorem t : True := by", "n": 0}, "n:"),
         ({"formal_statement": "theorem t : True := by", "n": 17}, "n=17 is over this server's limit of 16"),

@@ -71,7 +71,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     if override is not None:
         engine = EngineRunner(engine=override, name=settings.model or type(override).__name__)
     else:
-        engine = await EngineRunner.load(settings)
+        engine = EngineRunner.load(settings)
     verifier = None
     if settings.verifier_url:
         api_key = settings.verifier_api_key.get_secret_value() if settings.verifier_api_key else None

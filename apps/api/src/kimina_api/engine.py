@@ -63,11 +63,15 @@ class EngineRunner:
         self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="kimina-engine")
 
     @classmethod
-    async def load(cls, settings: Settings) -> EngineRunner:
-        """Build the engine in a thread; a failure is recorded (and logged), not raised, so /health can report it."""
+    def load(cls, settings: Settings) -> EngineRunner:
+        """Build the engine; a failure is recorded (and logged), not raised, so /health can report it.
+
+        This blocks: it runs at startup, before any request, and on the main thread, which vLLM needs (it installs
+        signal handlers).
+        """
         name = settings.model or settings.engine_url or "(none)"
         try:
-            engine = await asyncio.to_thread(build_engine, settings)
+            engine = build_engine(settings)
         except Exception as exc:  # any failure to load leaves the server up and saying why
             reason = f"{type(exc).__name__}: {exc}"
             logger.error("engine failed to load", extra={"engine": settings.engine, "reason": reason})

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from kimina_eval.engines import Messages, SamplingParams
 from kimina_format import build_fix_messages, build_messages, check_format
-from kimina_verify import Verdict, Verifier, VerifyItem, render_feedback
+from kimina_verify import LeanCode, Verdict, Verifier, VerifyItem, render_feedback
 
 from kimina_api.engine import EngineRunner, EngineUnavailable
 from kimina_api.metrics import Metrics
@@ -31,7 +31,6 @@ logger = logging.getLogger(__name__)
 Emit = Callable[[Attempt], Awaitable[None]]
 """Called with an attempt each time it changes (generated, verifying, verified, fixed)."""
 
-_HAS_IMPORT = re.compile(r"(?m)^\s*import\s+\S")
 _TRAILING_SORRY = re.compile(r"\s*\bsorry\s*$")
 
 
@@ -42,7 +41,7 @@ def complete_statement(statement: str, header: str) -> str:
     'import Mathlib\\n\\ntheorem t : 1 + 1 = 2 := by\\n'
     """
     body = _TRAILING_SORRY.sub("", statement.strip())
-    if not _HAS_IMPORT.search(body):
+    if not LeanCode(body).imports:
         body = header + body
     return body + "\n"
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
+from kimina_verify import LeanCode
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 VerdictKindName = Literal["valid", "sorry", "lean_error", "integrity", "timeout", "infra"]
 
-# A declaration the model is asked to prove; `example` has no name to verify, so it does not count.
-_THEOREM = re.compile(r"(?m)^\s*(?:@\[[^\]]*\]\s*)?(?:private\s+|protected\s+)?(?:theorem|lemma)\s+\S+")
 
 # Hard ceilings: the server's own (lower) limits are checked against its settings in the endpoint.
 _MAX_TEXT = 200_000
@@ -63,7 +61,8 @@ class ProveRequest(BaseModel):
     def _has_theorem(cls, value: str) -> str:
         if "\x00" in value:
             raise ValueError("the statement contains a NUL character")
-        if not _THEOREM.search(value):
+        # Found by the verifier's own reader (comments ignored); an `example` has no name to check, so it does not count.
+        if not any(d.keyword in ("theorem", "lemma") and d.name for d in LeanCode(value).declarations):
             raise ValueError("the statement must contain a `theorem` or `lemma` declaration to prove")
         return value
 
