@@ -7,8 +7,9 @@ import yaml
 from kimina_train.main import EXIT_OK, EXIT_PREFLIGHT, EXIT_USAGE, main
 
 
-def test_dry_run_prints_the_resolved_config_and_the_plan(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--recipe", "kimina-rl-1.7b", "--dry-run", "trainer.total_epochs=3"]) == EXIT_OK
+def test_dry_run_prints_the_resolved_config_and_the_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    assert main(["--recipe", "kimina-rl-1.7b", "--dry-run", "--run-dir", str(run), "trainer.total_epochs=3"]) == EXIT_OK
     out, err = capsys.readouterr()
     config = yaml.safe_load(out)
     assert config["trainer"]["total_epochs"] == 3
@@ -17,7 +18,8 @@ def test_dry_run_prints_the_resolved_config_and_the_plan(capsys: pytest.CaptureF
     plain = " ".join(err.split())
     assert "256 prompts x 8 rollouts = 2048 trajectories per step" in plain
     assert "launch: " in plain and "-m verl.trainer.main_ppo --config-path=" in plain
-    assert not Path("runs/kimina-rl-1.7b").exists() or not (Path("runs/kimina-rl-1.7b") / "launches.jsonl").exists()
+    assert config["trainer"]["default_local_dir"] == f"{run}/checkpoints"
+    assert not run.exists()  # a dry run starts and writes nothing
 
 
 def test_check_on_a_cpu_machine_fails_with_the_gpu_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 
 WORKSPACE_ENV = "KIMINA_LEAN_WORKSPACE"
-"""A Lake project with Mathlib and the REPL (the layout infra/lean builds); unset means `lean-repl-sim`."""
+"""A Lean workspace as infra/lean/setup-workspace.sh builds it (`mathlib4/`, `repl/`); unset means `lean-repl-sim`."""
 
 SIMULATED_MARKER = "SIMULATED_VERIFIER.txt"
 """Written into the run folder when rewards came from `lean-repl-sim`, so nobody mistakes them for real proofs."""
@@ -58,7 +58,13 @@ def serve_command(port: int, workspace: str | None, *, max_repls: int) -> list[s
     command = [sys.executable, "-m", "kimina_verify.server", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--max-repls", str(max_repls)]
     if workspace:
-        return [*command, "--project-dir", workspace]
+        root = Path(workspace)
+        # A cold REPL imports Mathlib before its first check: minutes, counted apart from the check's own timeout.
+        return [
+            *command,
+            *("--project-dir", str(root / "mathlib4"), "--repl-path", str(root / "repl/.lake/build/bin/repl")),
+            *("--import-timeout", "900"),
+        ]
     return [*command, "--repl-cmd", shlex.join([sys.executable, "-m", "kimina_verify.sim"])]
 
 
@@ -105,6 +111,7 @@ def running_verifier(
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
+            env=dict(os.environ, COLUMNS="200"),  # rich wraps its messages at 80 columns in a log file
         )
     url = f"http://127.0.0.1:{port}"
     try:
