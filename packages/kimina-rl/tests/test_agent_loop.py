@@ -1,6 +1,7 @@
 """The `kimina_fix` agent loop, run as verl runs it, with a scripted model server and the stand-in Lean server."""
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,11 +13,14 @@ Edit = Callable[[str], str]
 
 
 class ScriptedServer:
-    """Stands in for verl's LLM server client: answers each `generate` with the next scripted completion."""
+    """Stands in for verl's LLM server client: answers each `generate` with the next scripted completion.
 
-    def __init__(self, tokenizer: Any, answers: list[str]) -> None:
+    `answers` is one script, or one script per theorem name (picked by the name appearing in the prompt).
+    """
+
+    def __init__(self, tokenizer: Any, answers: list[str] | dict[str, list[str]]) -> None:
         self.tokenizer = tokenizer
-        self.answers = list(answers)
+        self.scripts = {"": list(answers)} if isinstance(answers, list) else {k: list(v) for k, v in answers.items()}
         self.calls: list[tuple[list[int], dict[str, Any]]] = []
 
     async def generate(
@@ -25,7 +29,9 @@ class ScriptedServer:
         from verl.workers.rollout.replica import TokenOutput
 
         self.calls.append((list(prompt_ids), dict(sampling_params)))
-        ids = self.tokenizer.encode(self.answers.pop(0), add_special_tokens=False) + [self.tokenizer.eos_token_id]
+        prompt = self.tokenizer.decode(prompt_ids)
+        script = next(answers for name, answers in self.scripts.items() if name in prompt)
+        ids = self.tokenizer.encode(script.pop(0), add_special_tokens=False) + [self.tokenizer.eos_token_id]
         if sampling_params.get("max_tokens") is not None:  # as vLLM does
             ids = ids[: sampling_params["max_tokens"]]
         steps = {"min_global_steps": 3, "max_global_steps": 3 + len(self.calls)}
@@ -241,3 +247,57 @@ async def test_outputs_pass_through_verls_postprocessing(
     assert batch.non_tensor_batch["acc_turn_1"].tolist() == [1.0, 0.0]
     assert batch.non_tensor_batch["acc_turn_2"].tolist() == [1.0, 1.0]
     assert batch.batch["response_mask"][1].sum() < lengths[1]  # the feedback is out of the loss
+
+
+async def test_verls_agent_loop_worker_runs_kimina_fix(
+    short_rows: list[dict[str, Any]], tokenizer: Any, lean_server: str, inject_lean_error: Edit, tmp_path: Path
+) -> None:
+    """verl's own AgentLoopWorker, built from the composed config, dispatches rows to kimina_fix."""
+    import numpy as np
+    from kimina_format.prompts import build_messages
+    from transformers import Qwen3Config
+    from verl import DataProto
+    from verl.experimental.agent_loop.agent_loop import AgentLoopWorker
+
+    model = tmp_path / "model"  # a tokenizer and a model config are all the worker reads
+    tokenizer.save_pretrained(model)
+    tiny = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2}
+    config = Qwen3Config(vocab_size=len(tokenizer), num_key_value_heads=1, architectures=["Qwen3ForCausalLM"], **tiny)
+    config.save_pretrained(model)
+    cfg = compose_config(
+        [
+            f"actor_rollout_ref.model.path={model}",
+            "data.max_prompt_length=2048",
+            "data.max_response_length=12000",
+            f"kimina_rl.verifier.url={lean_server}",
+        ]
+    )
+    solved, fixed = short_rows[0], short_rows[1]
+    scripts = {
+        solved["name"]: [solved["completion"]],
+        fixed["name"]: [inject_lean_error(fixed["completion"]), fixed["completion"]],
+    }
+    server = ScriptedServer(tokenizer, scripts)
+    worker = AgentLoopWorker(cfg, server)
+    rows = [solved, fixed]
+    prompts = np.empty(len(rows), dtype=object)
+    prompts[:] = [build_messages(r["formal_statement"]) for r in rows]
+    batch = DataProto.from_dict(
+        non_tensors={
+            "raw_prompt": prompts,
+            "data_source": np.array(["minif2f"] * 2, dtype=object),
+            "reward_model": np.array([{"ground_truth": r["formal_statement"]} for r in rows], dtype=object),
+            "extra_info": np.array([{"formal_statement": r["formal_statement"], "uid": r["name"]} for r in rows]),
+            "index": np.array([0, 1]),
+        },
+        meta_info={"validate": False, "global_steps": 1},
+    )
+    # No `agent_name` column: verl falls back to rollout.agent.default_agent_loop, which the base sets to kimina_fix.
+    output = await worker.generate_sequences(batch)
+    assert output.non_tensor_batch["agent_name"].tolist() == ["kimina_fix"] * 2
+    assert output.non_tensor_batch["acc_turn_1"].tolist() == [1.0, 0.0]
+    assert output.non_tensor_batch["acc_turn_2"].tolist() == [1.0, 1.0]
+    assert output.non_tensor_batch["__num_turns__"].tolist() == [2, 4]
+    assert output.batch["rm_scores"].sum(dim=1).tolist() == pytest.approx(output.non_tensor_batch["score"].tolist())
+    assert output.meta_info["reward_extra_keys"] == list(REWARD_KEYS)
+    assert len(server.calls) == 3
