@@ -2,6 +2,7 @@
 
 REPLs are pooled by header: the header runs once per process and every body runs in that environment. Like the
 upstream server, all `import Mathlib.*` lines fold into one `import Mathlib`, so more snippets share a REPL.
+Positions in replies are shifted back so that they refer to the snippet as sent (as upstream does since PR #56).
 """
 
 from __future__ import annotations
@@ -20,21 +21,30 @@ class SplitSnippet:
 
 
 def split_snippet(code: str) -> SplitSnippet:
-    r"""Split off the leading import lines (blank lines and `--` comments among them belong to the header region).
+    r"""Split off the leading imports; comments before or between them are dropped, blank lines after them too.
 
     Examples:
-        >>> split_snippet("import Mathlib.Tactic\\nimport Aesop\\n\\ntheorem t : True := trivial")
-        SplitSnippet(header='import Mathlib\\nimport Aesop', body='theorem t : True := trivial', header_lines=3)
+        >>> split_snippet("import Mathlib.Tactic\nimport Aesop\n\ntheorem t : True := trivial")
+        SplitSnippet(header='import Mathlib\nimport Aesop', body='theorem t : True := trivial', header_lines=3)
     """
     lines = code.split("\n")
-    count = 0
     imports: list[str] = []
-    for line in lines:
+    last_import, in_comment, region = -1, False, len(lines)
+    for index, line in enumerate(lines):
         stripped = line.strip()
-        if stripped.startswith("import "):
+        if in_comment:
+            in_comment = "-/" not in stripped
+        elif stripped.startswith("import "):
             imports.extend(f"import {module}" for module in stripped.split("--")[0].split()[1:])
+            last_import = index
+        elif stripped.startswith("/-"):
+            in_comment = "-/" not in stripped[2:]
         elif stripped and not stripped.startswith("--"):
+            region = index
             break
+    # The body starts after the last import and the blank lines that follow it; later comments stay in the body.
+    count = last_import + 1
+    while count < region and not lines[count].strip():
         count += 1
     has_mathlib = any(i == "import Mathlib" or i.startswith("import Mathlib.") for i in imports)
     others = dict.fromkeys(i for i in imports if not (i == "import Mathlib" or i.startswith("import Mathlib.")))
