@@ -42,3 +42,52 @@ def numina_fixture() -> Path:
 def fast_gemini() -> GeminiSettings:
     """Gemini settings that never wait: no rate limit to speak of, millisecond backoff."""
     return GeminiSettings(requests_per_minute=1e9, backoff_s=0.001, max_backoff_s=0.001)
+
+
+@pytest.fixture(autouse=True)
+def _shared_data_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Builds find the miniF2F decontamination reference the same way wherever pytest runs from."""
+    env = os.environ.get("KIMINA_SHARED_DATA")
+    path = Path(env) if env else Path(__file__).resolve().parents[3].parent / "shared" / "data"
+    if (path / "minif2f.jsonl").is_file():
+        monkeypatch.setenv("KIMINA_SHARED_DATA", str(path))
+
+
+def disguise(statement: str, name: str, number: int) -> str:
+    """A real statement renamed, laid out differently and commented: a copy that only a normalised key catches."""
+    body = statement.strip().replace(f"theorem {name}", f"theorem numina_{number}", 1)
+    if number % 3 == 0:
+        reflowed = body.replace(" : ", " :\n    ", 1)
+        return f"import Mathlib\n\n/-- (synthetic) a copy -/\n{reflowed} sorry"
+    if number % 3 == 1:
+        return body.replace(" := by", "  -- (synthetic) copied\n  :=\n  by", 1).replace("(", "( ", 1)
+    return body.replace(" : ", " /- (synthetic) -/  :  ", 1).replace(" ", "  ", 3)
+
+
+@pytest.fixture(scope="session")
+def contaminated(minif2f_file: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """Synthetic NuminaMath-LEAN rows copying 6 real miniF2F statements (3 valid, 3 test) in disguise.
+
+    Returns the JSON Lines file and, per row uuid, the miniF2F problem it copies (`minif2f-test:name`).
+    """
+    import json
+
+    problems = [json.loads(line) for line in minif2f_file.read_text(encoding="utf-8").splitlines()]
+    chosen = [p for p in problems if p["split"] == "valid"][:3] + [p for p in problems if p["split"] == "test"][:3]
+    path = tmp_path_factory.mktemp("contaminated") / "contaminated.jsonl"
+    copies: dict[str, str] = {}
+    with path.open("w", encoding="utf-8") as f:
+        for number, problem in enumerate(chosen):
+            uuid = f"synthetic-copy-{number}"
+            statement = problem["formal_statement_rectified"] or problem["formal_statement"]
+            row = {
+                "uuid": uuid,
+                "problem": "(synthetic) a copy of a miniF2F problem",
+                "formal_statement": disguise(statement, problem["name"], number),
+                "rl_data": {"n_correct_proofs": 0, "n_proofs": 8, "win_rate": 0.0},
+                "author": "human",
+                "source": "synthetic",
+            }
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            copies[uuid] = f"minif2f-{problem['split']}:{problem['name']}"
+    return path, copies

@@ -86,3 +86,51 @@ def test_help_explains_the_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
     assert "--max-win-rate" in out and "--no-variants" in out and "data:" in out
+    assert "--decontaminate PATH" in out and "--no-decontaminate" in out
+
+
+def test_decontamination_is_on_by_default_and_shown_in_the_summary(
+    numina_fixture: Path, contaminated: tuple[Path, dict[str, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["build", "--source", str(numina_fixture), "--source", str(contaminated[0]), "--no-variants"]
+    assert main([*args, "--out", str(tmp_path / "on")]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "│ decontaminate │ 17 → 11 │" in err
+    assert "decontaminate:contaminated 6" in err
+    assert "decontamination: 6 rows removed, copies of 6 problems of minif2f.jsonl (488)" in err
+
+    assert main([*args, "--out", str(tmp_path / "off"), "--no-decontaminate"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "decontamination: skipped, turned off" in err and "│ decontaminate │" not in err
+    stats = json.loads((tmp_path / "off" / "stats.json").read_text())
+    assert stats["decontamination"]["skipped"] == "turned off"
+    assert next(s for s in stats["steps"] if s["name"] == "filter win rate")["rows_in"] == 17
+
+
+def test_decontaminate_takes_several_references(
+    numina_fixture: Path, minif2f_file: Path, contaminated: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    # A held-out set in the NuminaMath-LEAN layout, holding row 02 of the fixture under another id.
+    fixture_row = json.loads(numina_fixture.read_text().splitlines()[1])
+    assert fixture_row["uuid"] == "synthetic-02"
+    heldout = tmp_path / "heldout.jsonl"
+    heldout.write_text(json.dumps({**fixture_row, "uuid": "heldout-1"}) + "\n")
+    args = ["build", "--source", str(numina_fixture), "--source", str(contaminated[0]), "--no-variants"]
+    refs = ["--decontaminate", str(heldout), "--decontaminate", str(minif2f_file)]
+    assert main([*args, *refs, "--out", str(tmp_path / "o")]) == 0
+    stats = json.loads((tmp_path / "o" / "stats.json").read_text())
+    assert stats["decontamination"]["references"] == {str(heldout): 1, str(minif2f_file): 488}
+    assert stats["decontamination"]["removed"] == 7
+    assert stats["decontamination"]["copied"]["numina-lean:heldout-1"] == 1
+
+
+def test_decontamination_flags_that_cannot_be_used_exit_2(
+    numina_fixture: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["build", "--source", str(numina_fixture), "--out", str(tmp_path), "--no-variants"]
+    assert main([*args, "--decontaminate", str(tmp_path / "eval.jsonl")]) == 2
+    assert "eval.jsonl: no such decontamination reference file" in " ".join(capsys.readouterr().err.split())
+    with pytest.raises(SystemExit) as exit_info:
+        main([*args, "--decontaminate", "minif2f", "--no-decontaminate"])
+    assert exit_info.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err

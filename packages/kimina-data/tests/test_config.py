@@ -74,3 +74,29 @@ def test_config_files_that_cannot_be_used_are_clear_errors(tmp_path: Path) -> No
     (tmp_path / "none.yaml").write_text("model: {}\n")
     with pytest.raises(ConfigError, match="no `data:` section"):
         load_data_section(tmp_path / "none.yaml")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (None, None),
+        (True, None),
+        (False, ()),
+        ([], ()),
+        ("minif2f", ("minif2f",)),
+        (["minif2f", "eval/putnam.jsonl"], ("minif2f", "eval/putnam.jsonl")),
+    ],
+)
+def test_decontaminate_takes_references_or_false(value: object, expected: tuple[str, ...] | None) -> None:
+    config = BuildConfig.from_mapping({"source": "x", "out": "o", "decontaminate": value})
+    assert config.decontaminate == expected
+
+
+def test_decontamination_is_the_default() -> None:
+    assert BuildConfig.from_mapping({"source": "x", "out": "o"}).decontaminate is None  # miniF2F when found
+
+
+@pytest.mark.parametrize("value", [3, [""], ["a", 1]])
+def test_decontaminate_rejects_what_is_not_a_reference(value: object) -> None:
+    with pytest.raises(ConfigError, match="decontaminate: expected a list of paths"):
+        BuildConfig.from_mapping({"source": "x", "out": "o", "decontaminate": value})

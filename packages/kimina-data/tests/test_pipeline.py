@@ -41,9 +41,11 @@ def test_the_whole_pipeline_on_the_synthetic_numina_fixture(
     assert steps(report) == {
         "load": (20, 11),
         "normalise": (11, 11),
+        "decontaminate": (11, 11),  # against the real miniF2F: no synthetic row copies it
         "filter win rate": (11, 10),
         "deduplicate": (10, 8),
         "variants": (8, 16),
+        "decontaminate variants": (16, 16),
         "split (train)": (16, 16),
         # Copies by win rate: 0 -> 4 (rows 01, 08), 0.0625 and 0.125 -> 3 (17, 02), 0.25 -> 2 (03), 0.3125 and
         # 0.5 -> 1 (19, 05), unknown -> 1 (18 and the 8 variants).
@@ -115,7 +117,7 @@ def test_a_build_that_filters_everything_out_says_so_and_still_writes_its_report
     with pytest.raises(BuildError, match="no rows left after filter win rate"):
         build_promptset(config)
     stats = json.loads((tmp_path / "out" / "stats.json").read_text())
-    assert [s["name"] for s in stats["steps"]] == ["load", "normalise", "filter win rate"]
+    assert [s["name"] for s in stats["steps"]] == ["load", "normalise", "decontaminate", "filter win rate"]
     assert stats["error"].startswith("BuildError: no rows left after filter win rate")
     assert not (tmp_path / "out" / "train.parquet").exists()
 
@@ -152,4 +154,13 @@ def test_progress_is_reported_for_every_step(numina_fixture: Path, tmp_path: Pat
     config = BuildConfig(sources=(SourceSpec(str(numina_fixture)),), out=tmp_path, variants=0)
     build_promptset(config, progress=lambda step, done, total: seen.append((step, done, total)))
     finished = [step for step, done, total in seen if done == total]
-    assert finished == ["load", "normalise", "filter win rate", "deduplicate", "split (train)", "weight", "write train"]
+    assert finished == [
+        "load",
+        "normalise",
+        "decontaminate",
+        "filter win rate",
+        "deduplicate",
+        "split (train)",
+        "weight",
+        "write train",
+    ]

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from kimina_data.config import BuildConfig, ConfigError, load_data_section
 from kimina_data.pipeline import BuildError, build_promptset
-from kimina_data.report import BuildReport
+from kimina_data.report import BuildReport, DecontaminationStats
 from kimina_data.sources import SourceError
 from kimina_data.statement_check import VerificationServerError
 from kimina_data.variants import GeminiError, MissingApiKeyError
@@ -68,9 +68,10 @@ def _parser() -> argparse.ArgumentParser:
         "build",
         help="build the RL promptset from NuminaMath-LEAN / Kimina-Prover-Promptset / miniF2F",
         description=(
-            "Load, check, normalise, filter by win rate, de-duplicate, add Gemini variants, split by problem, "
-            "weight hard problems and write train.parquet / val.parquet, stats.json, win_rates.png and "
-            "rejected.jsonl to --out. Options given here override the `data:` section of --config."
+            "Load, check, normalise, remove copies of evaluation problems (miniF2F), filter by win rate, "
+            "de-duplicate, add Gemini variants, split by problem, weight hard problems and write train.parquet / "
+            "val.parquet, stats.json, win_rates.png and rejected.jsonl to --out. Options given here override the "
+            "`data:` section of --config."
         ),
         epilog="Example: kimina-data build --source numina_lean.parquet --out data/promptset --no-variants",
     )
@@ -91,6 +92,17 @@ def _parser() -> argparse.ArgumentParser:
         "--drop-missing-win-rate", action="store_true", help="drop problems without a win rate (default: keep)"
     )
     build.add_argument("--no-dedup", action="store_true", help="keep rows with the same statement")
+    decontaminate = build.add_mutually_exclusive_group()
+    decontaminate.add_argument(
+        "--decontaminate",
+        action="append",
+        metavar="PATH",
+        help="drop training rows whose statement is in this evaluation set: a file, hub id, or `minif2f` for the "
+        "shared miniF2F file (repeatable; default: miniF2F when its file is found)",
+    )
+    decontaminate.add_argument(
+        "--no-decontaminate", action="store_true", help="keep rows that copy an evaluation problem"
+    )
     build.add_argument("--max-calls", type=int, metavar="N", help="most Gemini calls this run (default 1000)")
     build.add_argument("--gemini-model", metavar="NAME", help="Gemini model (default gemini-2.5-flash)")
     build.add_argument(
@@ -129,6 +141,7 @@ def config_from_args(args: argparse.Namespace) -> BuildConfig:
         "max_win_rate": args.max_win_rate,
         "keep_missing_win_rate": False if args.drop_missing_win_rate else None,
         "dedup": False if args.no_dedup else None,
+        "decontaminate": [] if args.no_decontaminate else args.decontaminate,
         "max_calls": args.max_calls,
         "verify_url": args.verify_url,
         "val_fraction": args.val_fraction,
@@ -153,7 +166,10 @@ def _build(args: argparse.Namespace) -> int:
 def _minif2f(args: argparse.Namespace) -> int:
     from kimina_data.minif2f import build_minif2f, default_minif2f_source
 
-    source = args.source or default_minif2f_source()
+    try:
+        source = args.source or default_minif2f_source()
+    except SourceError as e:
+        raise SourceError(f"{e}: pass --source") from None
     result = build_minif2f(source, args.out, rectified=not args.no_rectified)
     for label, path in result.files.items():
         console.print(f"{label}: {result.rows[label]} rows -> {path}")
@@ -208,6 +224,8 @@ def summary_table(report: BuildReport) -> Table:
     notes = []
     if report.rejected:
         notes.append("rejected: " + ", ".join(f"{reason} {n:,}" for reason, n in report.rejected.items()))
+    if d := report.decontamination:
+        notes.append(f"decontamination: {_decontamination(d)}")
     if v := report.variants:
         cost = f"${v.cost_usd:.4f}" if v.cost_usd is not None else "cost unknown"
         notes.append(
@@ -220,6 +238,16 @@ def summary_table(report: BuildReport) -> Table:
     table.caption = "\n".join(notes) or None
     table.caption_justify = "left"
     return table
+
+
+def _decontamination(stats: DecontaminationStats) -> str:
+    if stats.skipped:
+        return f"skipped, {stats.skipped}"
+    against = ", ".join(f"{Path(location).name} ({n:,})" for location, n in stats.references.items())
+    text = f"{stats.removed:,} rows removed, copies of {len(stats.copied):,} problems of {against}"
+    if stats.own_rows:
+        text += f"; {stats.own_rows:,} rows are those problems themselves (kept)"
+    return text
 
 
 def _in_out(rows_in: int, rows_out: int) -> str:

@@ -30,6 +30,9 @@ class BuildConfig:
         out: Output folder: `train.parquet`, `val.parquet`, `stats.json`, `win_rates.png`, `rejected.jsonl`.
         max_win_rate: Problems solved more often than this are dropped.
         keep_missing_win_rate: Keep problems without a win rate.
+        decontaminate: Evaluation sets whose statements training rows must not have (paths, hub ids, or `minif2f`
+            for the shared miniF2F file); empty turns the step off. None, the default, means miniF2F when its file
+            can be found, and a warning that nothing is checked when it cannot.
         dedup: De-duplicate by normalised statement.
         variants: Gemini variants asked per problem; 0 turns the step off.
         max_calls: Most Gemini calls in one run (answers already cached do not count).
@@ -51,6 +54,7 @@ class BuildConfig:
     out: Path
     max_win_rate: float = 0.5
     keep_missing_win_rate: bool = True
+    decontaminate: tuple[str, ...] | None = None
     dedup: bool = True
     variants: int = 1
     max_calls: int = 1000
@@ -167,6 +171,18 @@ def _path(value: Any) -> Path:
     return Path(value).expanduser()
 
 
+def _references(value: Any) -> tuple[str, ...] | None:
+    # `true` asks for the default (miniF2F when found), `false` or `[]` for none.
+    if value is None or value is True:
+        return None
+    if value is False:
+        return ()
+    items = value if isinstance(value, list | tuple) else [value]
+    if not all(isinstance(item, str | Path) and str(item) for item in items):
+        raise TypeError(f'expected a list of paths or hub ids (or "minif2f", or false), got {value!r}')
+    return tuple(str(item) for item in items)
+
+
 def _gemini(value: Any) -> GeminiSettings:
     if isinstance(value, GeminiSettings):
         return value
@@ -189,6 +205,7 @@ _CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "out": _path,
     "max_win_rate": _typed(float, "a number"),
     "keep_missing_win_rate": _typed(bool, "true or false"),
+    "decontaminate": _references,
     "dedup": _typed(bool, "true or false"),
     "variants": _typed(int, "an integer"),
     "max_calls": _typed(int, "an integer"),

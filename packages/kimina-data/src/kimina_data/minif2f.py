@@ -39,7 +39,7 @@ def default_minif2f_source(start: Path | None = None) -> Path:
     for folder in (here, *here.parents):
         if (folder / SHARED_FILE).is_file():
             return folder / SHARED_FILE
-    raise SourceError(f"no {SHARED_FILE} here or above; pass --source or set KIMINA_SHARED_DATA")
+    raise SourceError(f"no {SHARED_FILE} in {here} or above it, and KIMINA_SHARED_DATA is not set")
 
 
 def build_minif2f(source: str | Path, out: Path, *, rectified: bool = True) -> MiniF2FResult:

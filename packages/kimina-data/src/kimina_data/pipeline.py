@@ -10,11 +10,30 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kimina_data.config import BuildConfig
-from kimina_data.report import BuildReport, CheckStats, Histogram, StepStats, count_by_source, plot_win_rates
+from kimina_data.references import MINIF2F, Reference, load_reference, problem_label, resolve_location
+from kimina_data.report import (
+    BuildReport,
+    CheckStats,
+    DecontaminationStats,
+    Histogram,
+    StepStats,
+    count_by_source,
+    plot_win_rates,
+)
 from kimina_data.schema import Rejection, column, count_reasons, write_rejections
-from kimina_data.sources import load_source
+from kimina_data.sources import SourceError, load_source
+from kimina_data.statement import statement_key
 from kimina_data.statement_check import StatementCheck, check_statements, statement_check_from_url
-from kimina_data.steps import deduplicate, filter_win_rate, normalise, split_by_problem, to_verl, weight, write_parquet
+from kimina_data.steps import (
+    decontaminate,
+    deduplicate,
+    filter_win_rate,
+    normalise,
+    split_by_problem,
+    to_verl,
+    weight,
+    write_parquet,
+)
 from kimina_data.variants import (
     AnswerCache,
     GeminiCaller,
@@ -43,10 +62,10 @@ def build_promptset(
 ) -> BuildReport:
     """Build the RL promptset described by `config` and write it to `config.out`.
 
-    Steps: load and check every source, normalise, filter by win rate, de-duplicate, Gemini variants (with their
-    statements checked by kimina-verify), split by problem, weight hard problems (train only), export. Writes
-    `train.parquet`, `val.parquet` (when the split holds any problem), `stats.json`, `win_rates.png` and
-    `rejected.jsonl`.
+    Steps: load and check every source, normalise, decontaminate (drop copies of evaluation problems), filter by win
+    rate, de-duplicate, Gemini variants (with their statements checked by kimina-verify, then decontaminated), split
+    by problem, weight hard problems (train only), export. Writes `train.parquet`, `val.parquet` (when the split
+    holds any problem), `stats.json`, `win_rates.png` and `rejected.jsonl`.
 
     Args:
         config: What to build.
@@ -56,20 +75,21 @@ def build_promptset(
         progress: Called as `progress(step, done, total)` while steps run.
 
     Raises:
-        SourceError: A source cannot be read.
+        SourceError: A source, or a decontamination reference given in `config.decontaminate`, cannot be read.
         BuildError: No row survives a step.
         GeminiError: The variants step cannot go on (no key, bad key, repeated failures); answers so far are cached.
         VerificationServerError: The configured verification server does not answer.
     """
     started = time.perf_counter()
-    # Made before any work, so that a missing API key fails at once rather than after loading 100K rows.
+    # Made before any work, so that a missing API key or reference file fails at once, not after loading 100K rows.
     caller = GeminiCaller(client or make_gemini_client(), config.gemini) if config.variants else None
+    reference, decontamination = _reference(config)
     config.out.mkdir(parents=True, exist_ok=True)
-    report = BuildReport()
+    report = BuildReport(decontamination=decontamination)
     rejections: list[Rejection] = []
     hook = progress or (lambda step, done, total: None)
     try:
-        train, val = _run_steps(config, report, rejections, hook, caller, statement_check)
+        train, val = _run_steps(config, report, rejections, hook, caller, statement_check, reference)
         _export(report, hook, "train", train, config.out)
         if len(val):
             _export(report, hook, "val", val, config.out)
@@ -99,6 +119,7 @@ def _run_steps(
     hook: ProgressHook,
     caller: GeminiCaller | None,
     check: StatementCheck | None,
+    reference: Reference | None,
 ) -> tuple[datasets.Dataset, datasets.Dataset]:
     import datasets
 
@@ -121,6 +142,10 @@ def _run_steps(
 
     table = _apply(report, hook, "normalise", table, lambda t: normalise(t, default_header=config.default_header))
     report.win_rates = Histogram.of(column(table, "win_rate"))
+    if reference is not None:
+        _note_own_rows(report, table, reference)
+        table = _decontaminate(report, rejections, hook, "decontaminate", table, reference)
+        _require(table, "decontaminate", rejections)
     table = _apply(
         report,
         hook,
@@ -133,6 +158,8 @@ def _run_steps(
         table = _apply(report, hook, "deduplicate", table, deduplicate)
     if caller is not None:
         table = _add_variants(config, report, rejections, hook, table, caller, check)
+        if reference is not None:
+            table = _decontaminate(report, rejections, hook, "decontaminate variants", table, reference)
     started, before = time.perf_counter(), count_by_source(table)
     hook("split (train)", 0, 1)
     train, val = split_by_problem(table, val_fraction=config.val_fraction, seed=config.seed)
@@ -142,6 +169,67 @@ def _run_steps(
     )
     train = _apply(report, hook, "weight", train, lambda t: weight(t, config.weighting))
     return _require(train, "weight", rejections), val
+
+
+def _reference(config: BuildConfig) -> tuple[Reference | None, DecontaminationStats]:
+    """The decontamination reference (read before any other work, so a bad path fails at once) and its stats."""
+    locations = config.decontaminate
+    if locations is None:
+        try:
+            locations = (resolve_location(MINIF2F),)
+        except SourceError as e:
+            log.warning(
+                "decontamination skipped, the promptset is NOT checked against miniF2F: %s. Set KIMINA_SHARED_DATA, "
+                "pass --decontaminate PATH (`decontaminate:` in a config), or --no-decontaminate to silence this",
+                e,
+            )
+            return None, DecontaminationStats(skipped=f"no miniF2F file found ({e})")
+    if not locations:
+        return None, DecontaminationStats(skipped="turned off")
+    reference = load_reference(locations, cache_dir=str(config.cache_dir) if config.cache_dir else None)
+    return reference, DecontaminationStats(references=dict(reference.files))
+
+
+def _note_own_rows(report: BuildReport, table: datasets.Dataset, reference: Reference) -> None:
+    """Count (and warn about) rows that are reference problems themselves: decontamination keeps them."""
+    labels = reference.labels
+    own = [label for label in map(problem_label, column(table, "data_source"), column(table, "uid")) if label in labels]
+    if own and report.decontamination is not None:
+        report.decontamination.own_rows = len(own)
+        log.warning(
+            "%d rows are evaluation problems themselves (e.g. %s): decontamination keeps them, and the split puts "
+            "them in train and validation like any other row",
+            len(own),
+            own[0],
+        )
+
+
+def _decontaminate(
+    report: BuildReport,
+    rejections: list[Rejection],
+    hook: ProgressHook,
+    name: str,
+    table: datasets.Dataset,
+    reference: Reference,
+) -> datasets.Dataset:
+    """Run one decontamination pass as a step of the report, adding what it removed to the rejections and stats."""
+    removed: list[Rejection] = []
+
+    def step(t: datasets.Dataset) -> datasets.Dataset:
+        kept, dropped = decontaminate(t, reference.keys, step=name)
+        removed.extend(dropped)
+        return kept
+
+    table = _apply(report, hook, name, table, step)
+    rejections.extend(removed)
+    stats = report.decontamination
+    if stats is not None and removed:
+        copied = Counter(stats.copied)
+        for rejection in removed:
+            copied.update(reference.keys[statement_key(rejection.record["formal_statement"])])
+        stats.removed += len(removed)
+        stats.copied = dict(copied.most_common())
+    return table
 
 
 def _add_variants(

@@ -50,6 +50,26 @@ class CheckStats:
     dropped: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass(slots=True)
+class DecontaminationStats:
+    """What decontamination checked against and removed.
+
+    Attributes:
+        skipped: Why nothing was checked, when nothing was (no reference configured or found).
+        references: Reference problems read per file (or hub id).
+        removed: Training rows removed (both passes: after normalise and after variants).
+        copied: Rows removed per reference problem they copy (`minif2f-test:mathd_algebra_10`), most first.
+        own_rows: Rows that are reference problems themselves (the build reads the evaluation set as a source):
+            kept, never checked.
+    """
+
+    skipped: str | None = None
+    references: dict[str, int] = field(default_factory=dict)
+    removed: int = 0
+    copied: dict[str, int] = field(default_factory=dict)
+    own_rows: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class Histogram:
     """Counts of win rates in equal bins over [0, 1], plus the rows without one."""
@@ -78,6 +98,7 @@ class BuildReport:
         sources: Rows read per source (`data_source` label), before any check.
         steps: One entry per step, in order.
         rejected: Rows turned away, per `step:reason`; the rows themselves are in `rejected.jsonl`.
+        decontamination: What the training rows were checked against and how many copied an evaluation problem.
         variants: The variants step's figures, when it ran.
         statement_check: The statement check's figures, when variants were made.
         win_rates: Histogram of the win rates of the loaded rows (before the filter).
@@ -89,6 +110,7 @@ class BuildReport:
     sources: dict[str, int] = field(default_factory=dict)
     steps: list[StepStats] = field(default_factory=list)
     rejected: dict[str, int] = field(default_factory=dict)
+    decontamination: DecontaminationStats | None = None
     variants: VariantStats | None = None
     statement_check: CheckStats | None = None
     win_rates: Histogram | None = None

@@ -1,5 +1,6 @@
 """Pipeline steps: small functions from a canonical `datasets.Dataset` to another, composable in any order that makes sense."""
 
+from kimina_data.steps.decontaminate import decontaminate
 from kimina_data.steps.dedup import deduplicate
 from kimina_data.steps.export import to_verl, write_parquet
 from kimina_data.steps.filtering import filter_win_rate
@@ -9,6 +10,7 @@ from kimina_data.steps.weighting import Weighting, weight
 
 __all__ = [
     "Weighting",
+    "decontaminate",
     "deduplicate",
     "filter_win_rate",
     "normalise",
