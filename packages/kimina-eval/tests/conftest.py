@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kimina_eval.testing import build_tiny_model
+from kimina_eval.testing import ScriptedEngine, build_tiny_model, reply_by_pattern
 from kimina_verify.testing import sim_server
 
 
@@ -173,3 +174,79 @@ def lean_server() -> Iterator[FakeLean]:
     yield state
     server.shutdown()
     server.server_close()
+
+
+# --- the lemma search's scripted scenario -----------------------------------------------------------------------
+
+SEARCH_PROBLEM = "amc12a_2015_p10"
+
+SEARCH_PROPOSAL = """<think>Since x + y + xy = 80, (x + 1)(y + 1) = 81, and y < x with y > 0 leaves y + 1 = 3.</think>
+
+```lean4
+lemma key_factor (x y : ℤ) (h₂ : x + y + x * y = 80) : (x + 1) * (y + 1) = 81 := by sorry
+
+lemma y_negative (y : ℤ) (h₀ : 0 < y) : y < 0 := by sorry
+
+lemma ill_typed (x : ℤ)
+    -- sim: error unknown identifier 'foo'
+    : foo x := by sorry
+
+lemma key_again (x y : ℤ) (h₂ : x + y + x*y = 80) : (x + 1) * (y + 1) = 81 := by sorry
+```
+"""
+
+
+def last_statement(messages: list[dict[str, str]]) -> str:
+    """The statement a prompt asks to prove: its last theorem, up to `:= by`."""
+    return re.findall(r"(theorem [^\n]*?:= by)", messages[-1]["content"])[-1]
+
+
+@dataclass
+class SearchScenario:
+    """One real miniF2F problem (in a one-row dataset file) and a scripted prover for it.
+
+    The stand-in verification server accepts code unless it holds `sorry` or a `-- sim: error MSG` comment, so the
+    scripted completions decide what elaborates and what is proved: the prover fails the theorem until the lemma
+    `key_factor` is offered to it, proves `key_factor`, refutes `y_negative` (its negation has a proof), and states
+    `ill_typed`, which does not elaborate, and `key_again`, a duplicate of `key_factor`.
+    """
+
+    row: dict[str, Any]
+    dataset: Path
+
+    def prover(self) -> ScriptedEngine:
+        header, theorem = self.row["header"], self.row["formal_statement"].rstrip()
+
+        def attempt(messages: list[dict[str, str]], i: int) -> str:
+            if "theorem key_factor" in messages[-1]["content"]:
+                body = "  have h := key_factor x y h₂\n  nlinarith [h, h₀, h₁]"
+                return f"<think>Use the proved factorisation.</think>\n```lean4\n{header}{theorem}\n{body}\n```"
+            body = f"  nlinarith [h₀, h₁, h₂]  -- sim: error linarith failed (sample {i})"
+            return f"<think>Try nlinarith.</think>\n```lean4\n{header}{theorem}\n{body}\n```"
+
+        def negation(messages: list[dict[str, str]], i: int) -> str:
+            statement = last_statement(messages)
+            if "y_negative_neg" in statement:
+                proof = "  intro h\n  have := h 1 (by norm_num)\n  omega"
+            else:
+                proof = "  push_neg  -- sim: error unsolved goals"
+            return f"<think>Look for a counterexample.</think>\n```lean4\n{header}{statement}\n{proof}\n```"
+
+        def lemma(messages: list[dict[str, str]], i: int) -> str:
+            return f"<think>Expand.</think>\n```lean4\n{header}{last_statement(messages)}\n  nlinarith [h₂]\n```"
+
+        rules: list[tuple[str, Any]] = [
+            (r"_neg : ¬", negation),
+            (r"intermediate lemmas", SEARCH_PROPOSAL),
+            (SEARCH_PROBLEM, attempt),
+            (r"theorem key_factor", lemma),
+        ]
+        return ScriptedEngine(reply_by_pattern(rules, default="<think>?</think>"))
+
+
+@pytest.fixture
+def scenario(data_dir: Path, tmp_path: Path) -> SearchScenario:
+    row = next(json.loads(line) for line in (data_dir / "minif2f.jsonl").open() if SEARCH_PROBLEM in line)
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    return SearchScenario(row, path)

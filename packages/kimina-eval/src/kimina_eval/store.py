@@ -10,10 +10,10 @@ import dataclasses
 import json
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Self, TextIO
 
 logger = logging.getLogger(__name__)
 
@@ -104,13 +104,14 @@ class JsonlRows:
     skipped: list[int] = field(default_factory=list)
 
 
-def read_jsonl(path: str | os.PathLike[str]) -> JsonlRows:
-    """Read a JSON Lines file, skipping (with a warning) the lines that are not JSON objects.
+def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """Yield ``(line number, object)`` for each non-blank line of a JSON Lines file, streaming.
+
+    A line that is not a JSON object is logged as skipped and yields None in place of the object.
 
     Raises:
         FileNotFoundError: If the file does not exist.
     """
-    out = JsonlRows()
     with Path(path).open(encoding="utf-8", errors="replace") as lines:
         for number, line in enumerate(lines, 1):
             if not line.strip():
@@ -122,11 +123,25 @@ def read_jsonl(path: str | os.PathLike[str]) -> JsonlRows:
             else:
                 reason = "not a JSON object"
             if isinstance(row, dict):
-                out.rows.append(row)
-                out.line_numbers.append(number)
+                yield number, row
             else:
                 logger.warning("%s:%d: skipped, %s", path, number, reason)
-                out.skipped.append(number)
+                yield number, None
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> JsonlRows:
+    """Read a JSON Lines file, skipping (with a warning) the lines that are not JSON objects.
+
+    Raises:
+        FileNotFoundError: If the file does not exist.
+    """
+    out = JsonlRows()
+    for number, row in iter_jsonl(path):
+        if row is None:
+            out.skipped.append(number)
+        else:
+            out.rows.append(row)
+            out.line_numbers.append(number)
     return out
 
 
@@ -158,8 +173,8 @@ def load_records(path: str | os.PathLike[str]) -> tuple[list[SampleRecord], list
     return records, sorted(skipped)
 
 
-class SampleWriter:
-    """Appends records to ``samples.jsonl``, flushed line by line so a killed run loses at most the line in flight."""
+class JsonlWriter:
+    """Appends JSON objects to a JSON Lines file, flushed line by line so a killed run loses at most the line in flight."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
@@ -170,10 +185,13 @@ class SampleWriter:
         if needs_newline:
             self._file.write("\n")
 
-    def write(self, records: Iterable[SampleRecord]) -> None:
-        """Append records and flush them to the operating system."""
-        for record in records:
-            self._file.write(record.to_json() + "\n")
+    def write_json(self, rows: Iterable[dict[str, Any]]) -> None:
+        """Append JSON objects, one a line, and flush them to the operating system."""
+        self._write_lines(json.dumps(row, ensure_ascii=False) for row in rows)
+
+    def _write_lines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self._file.write(line + "\n")
         self._file.flush()
 
     def close(self) -> None:
@@ -182,11 +200,19 @@ class SampleWriter:
         os.fsync(self._file.fileno())
         self._file.close()
 
-    def __enter__(self) -> SampleWriter:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class SampleWriter(JsonlWriter):
+    """Appends records to ``samples.jsonl`` (see `JsonlWriter`)."""
+
+    def write(self, records: Iterable[SampleRecord]) -> None:
+        """Append records and flush them to the operating system."""
+        self._write_lines(record.to_json() for record in records)
 
 
 def _ends_with_newline(path: Path) -> bool:

@@ -1,0 +1,199 @@
+"""Run the lemma search over a dataset into a run directory, resumably; `run_search` is the one-call version.
+
+The directory holds ``run.json`` and ``search.json`` (settings), ``search.jsonl`` (every step) and ``samples.jsonl``
+(round 1's attempts, a plain pass@n evaluation), so ``kimina-eval report`` shows both pass@n and the search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from kimina_verify import Verifier
+
+from kimina_eval.config import SAMPLES_FILE, ConfigError, RunConfig, check_resumable, load_config, save_config
+from kimina_eval.dataset import load_problems
+from kimina_eval.engines.base import Engine
+from kimina_eval.runner import VerificationUnavailable
+from kimina_eval.search.config import (
+    LOG_FILE,
+    SearchConfig,
+    check_search_resumable,
+    load_search_config,
+    save_search_config,
+)
+from kimina_eval.search.lean import LeanBackend, ServerBackend
+from kimina_eval.search.log import SearchLog
+from kimina_eval.search.loop import ProblemSearch, SearchResult
+from kimina_eval.search.steps import SearchContext, SearchOptions
+from kimina_eval.search.ttrl import gpu_missing
+from kimina_eval.store import SampleWriter
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SearchProgress:
+    """Where a search run stands.
+
+    Attributes:
+        problems: Problems in the run.
+        done: Problems whose search has ended (solved, out of budget or rounds, or left ``infra``).
+        solved: Problems with a verified proof.
+        samples: Completions spent so far on the ended problems.
+        infra: Problems stopped by verification failures (searched again on resume).
+    """
+
+    problems: int
+    done: int
+    solved: int
+    samples: int
+    infra: int
+
+
+class SearchProgressSink(Protocol):
+    """Receives the search's progress each time a problem's search ends."""
+
+    def update(self, progress: SearchProgress) -> None:
+        """Show the new state of the run."""
+        ...
+
+
+class SearchRunner:
+    """Runs (or resumes) the lemma search of every problem of a run into a directory.
+
+    Args:
+        config: What to evaluate; ``config.n`` is the number of attempts on the main theorem per round.
+        search: How to search.
+        engine: The sampling engine.
+        lean: Proof verification and statement checks.
+        out_dir: The run directory.
+        options: Concurrency, retries and the test-time RL hook.
+        progress: Receives progress as problems end.
+    """
+
+    def __init__(
+        self,
+        config: RunConfig,
+        search: SearchConfig,
+        engine: Engine,
+        lean: LeanBackend,
+        out_dir: str | os.PathLike[str],
+        *,
+        options: SearchOptions | None = None,
+        progress: SearchProgressSink | None = None,
+    ) -> None:
+        if config.fix_turns:
+            raise ConfigError("the lemma search has no error-fix turn: its rounds use Lean's feedback instead")
+        self.config = config
+        self.search = search
+        self.engine = engine
+        self.lean = lean
+        self.out_dir = Path(out_dir)
+        self.options = options or SearchOptions()
+        self.progress = progress
+        self.problems = load_problems(config.dataset, config.split, limit=config.limit, rectified=config.rectified)
+        self.results: dict[str, SearchResult] = {}
+
+    def _prepare_directory(self) -> None:
+        saved, saved_search = load_config(self.out_dir), load_search_config(self.out_dir)
+        if saved is not None and saved_search is None and (self.out_dir / SAMPLES_FILE).exists():
+            raise ConfigError(f"{self.out_dir} holds an evaluation run, not a search; use another --out")
+        if saved is not None:
+            check_resumable(saved, self.config)
+            if saved.n != self.config.n:
+                raise ConfigError(f"the output directory holds a search with n={saved.n}, not {self.config.n}")
+        if saved_search is not None:
+            check_search_resumable(saved_search, self.search)
+        save_config(self.out_dir, self.config)
+        save_search_config(self.out_dir, self.search)
+
+    async def run(self) -> SearchProgress:
+        """Search every problem (resuming from the log) and return the final progress.
+
+        Raises:
+            ConfigError: If ``out_dir`` holds another run or a search with other settings.
+            EngineError: When generation fails for good.
+        """
+        self._prepare_directory()
+        if self.options.ttrl is not None and self.options.ttrl_needs_gpu and (reason := gpu_missing()):
+            logger.warning("test-time RL is skipped: %s", reason)
+        with SearchLog.open(self.out_dir / LOG_FILE) as log, SampleWriter(self.out_dir / SAMPLES_FILE) as samples:
+            if log.events:
+                logger.info("resuming %s: %d recorded steps", self.out_dir, len(log.events))
+            ctx = SearchContext(self.config, self.search, self.engine, self.lean, log, samples, self.options)
+            gate = asyncio.Semaphore(self.options.concurrent_problems)
+            self._report()
+
+            async def one(search: ProblemSearch) -> None:
+                async with gate:
+                    self.results[search.problem.name] = await search.run()
+                    self._report()
+
+            await asyncio.gather(*(one(ProblemSearch(problem, ctx)) for problem in self.problems))
+        return self._report()
+
+    def _report(self) -> SearchProgress:
+        results = self.results.values()
+        progress = SearchProgress(
+            problems=len(self.problems),
+            done=len(self.results),
+            solved=sum(r.solved for r in results),
+            samples=sum(r.samples for r in results),
+            infra=sum(r.outcome == "infra" for r in results),
+        )
+        if self.progress is not None:
+            self.progress.update(progress)
+        return progress
+
+
+def run_search(
+    config: RunConfig,
+    search: SearchConfig,
+    engine: Engine,
+    out_dir: str | os.PathLike[str],
+    *,
+    url: str | None = None,
+    api_key: str | None = None,
+    options: SearchOptions | None = None,
+    progress: SearchProgressSink | None = None,
+    **verifier_options: object,
+) -> SearchProgress:
+    """Run or resume a lemma search, verifying against the server at ``url`` (default ``$LEAN_SERVER_API_URL``).
+
+    Args:
+        config: What to evaluate (``n`` = attempts on the main theorem per round; no fix turn).
+        search: Budgets and the shape of each round.
+        engine: The sampling engine (see `kimina_eval.make_engine`).
+        out_dir: Run directory; an existing search with the same settings is resumed.
+        url: Verification server URL.
+        api_key: Verification server API key.
+        options: Concurrency, retries and the test-time RL hook.
+        progress: Receives progress as problems end.
+        **verifier_options: Passed to `kimina_verify.Verifier` (``timeout``, ``cache``, ``print_axioms``...).
+
+    Returns:
+        The final progress.
+
+    Raises:
+        VerificationUnavailable: If the verification server does not answer ``/health``.
+    """
+
+    async def main() -> SearchProgress:
+        async with Verifier(url, api_key, **verifier_options) as verifier:  # type: ignore[arg-type]
+            try:
+                await verifier.health()
+            except Exception as error:
+                raise VerificationUnavailable(f"no verification server at {verifier.url}: {error}") from error
+            backend = ServerBackend(verifier, api_key)
+            try:
+                runner = SearchRunner(config, search, engine, backend, out_dir, options=options, progress=progress)
+                return await runner.run()
+            finally:
+                await backend.aclose()
+
+    return asyncio.run(main())
