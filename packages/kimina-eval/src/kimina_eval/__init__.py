@@ -1,7 +1,7 @@
 """miniF2F evaluation: sampling engines, unbiased pass@k with intervals, the error-fix turn, reports and plots.
 
-Engines and metrics are importable from here; the runner (`kimina_eval.runner`), reports (`kimina_eval.report`) and
-test helpers (`kimina_eval.testing`) live in their modules.
+Engines and metrics are importable from here; the runner (`kimina_eval.runner`), the test-time lemma search
+(`kimina_eval.search`), reports (`kimina_eval.report`) and test helpers (`kimina_eval.testing`) live in their modules.
 """
 
 from importlib.metadata import version as _version

@@ -1,4 +1,4 @@
-"""``kimina-eval``: run an evaluation, render its report, or score a file of graded samples.
+"""``kimina-eval``: run an evaluation or a lemma search, render its report, or score a file of graded samples.
 
 Exit codes: 0 success; 1 bad input or a failed run (one-line message); 2 usage error; 3 verification server
 unreachable; 130 interrupted (rerun the same command to resume).
@@ -28,6 +28,8 @@ from kimina_eval.metrics import default_ks
 from kimina_eval.report import render_markdown, write_report
 from kimina_eval.runner import RunOptions, RunProgress, VerificationUnavailable, run_eval
 from kimina_eval.scoring import Scores, score_rows
+from kimina_eval.search import SearchConfig, SearchOptions, SearchProgress, run_search
+from kimina_eval.search.ttrl import load_hook
 from kimina_eval.store import read_jsonl
 from kimina_eval.summary import summarize
 
@@ -63,34 +65,55 @@ def build_parser() -> argparse.ArgumentParser:
         "each failure one fix turn, and append every graded attempt to OUT/samples.jsonl. Rerunning the same "
         "command resumes; a larger --n or --limit adds samples. Writes OUT/report.md at the end.",
     )
-    run.add_argument("--model", required=True, help="model directory or hub name; server URL for --engine openai")
-    run.add_argument("--engine", choices=sorted(ENGINES), default="transformers", help="sampling engine")
-    run.add_argument("--out", required=True, type=Path, help="run directory (created; resumed if it exists)")
-    run.add_argument("--dataset", default="minif2f", help="'minif2f' (the bundled file) or a miniF2F-style JSONL")
-    run.add_argument("--split", default="test", help=f"one of {', '.join(SPLITS)} (default: test)")
-    run.add_argument("--n", type=int, default=32, help="samples per problem (default: 32)")
+    _add_model_arguments(run, n=32, n_help="samples per problem (default: 32)")
     run.add_argument("--fix-turns", type=int, choices=(0, 1), default=0, help="error-fix turns per failed attempt")
-    run.add_argument("--limit", type=int, help="only the first LIMIT problems")
-    run.add_argument("--template", default="rl", help="prompt template: rl (training prompt) or distill (model card)")
-    run.add_argument("--rectified", action="store_true", help="use corrected statements where the dataset has them")
-    run.add_argument("--name", default="", help="label of the run in reports (default: the model's name)")
-    defaults = SamplingParams()
-    run.add_argument("--temperature", type=float, default=defaults.temperature, help="default: %(default)s")
-    run.add_argument("--top-p", type=float, default=defaults.top_p, help="default: %(default)s")
-    run.add_argument("--max-tokens", type=int, default=defaults.max_tokens, help="default: %(default)s")
-    run.add_argument("--seed", type=int, help="sampling seed (default: fresh randomness)")
-    run.add_argument(
-        "--engine-option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="engine setting, repeatable: device=cuda, batch_size=16, tensor_parallel_size=2, served_model=NAME...",
-    )
-    run.add_argument("--lean-url", help="verification server (default: $LEAN_SERVER_API_URL)")
-    run.add_argument("--lean-api-key", help="verification server API key (default: $LEAN_SERVER_API_KEY)")
-    run.add_argument("--lean-timeout", type=float, default=60.0, help="Lean time limit per proof, seconds")
-    run.add_argument("--verdict-cache", type=Path, help="SQLite verdict cache shared across runs")
     run.add_argument("--batch-problems", type=int, default=8, help="problems generated together (default: 8)")
+
+    search = commands.add_parser(
+        "search",
+        help="prove with test-time lemma search (resumable)",
+        description="Per problem, rounds of N attempts on the theorem; between rounds, ask for intermediate lemmas "
+        "from the failed attempts, keep those whose statement elaborates, drop those whose negation is proved, try "
+        "to prove the rest, and offer the proved ones to the next attempts. Stops at the first verified proof or "
+        "when a budget runs out. Every step goes to OUT/search.jsonl; round 1 also to OUT/samples.jsonl (a plain "
+        "pass@N run). Rerunning the same command resumes; larger budgets continue unsolved problems.",
+    )
+    _add_model_arguments(
+        search, n=8, n_help="attempts on the theorem per round; round 1 is a plain pass@N evaluation (default: 8)"
+    )
+    given = SearchConfig()
+    search.add_argument("--rounds", type=int, default=given.rounds, help="rounds of attempts (default: %(default)s)")
+    search.add_argument(
+        "--sample-budget", type=int, default=given.sample_budget, help="completions per problem (default: %(default)s)"
+    )
+    search.add_argument(
+        "--time-budget", type=float, default=given.time_budget_s, help="seconds per problem (default: %(default)s)"
+    )
+    search.add_argument(
+        "--proposals", type=int, default=given.proposals_per_round, help="lemma proposals per round (%(default)s)"
+    )
+    search.add_argument(
+        "--max-new-lemmas", type=int, default=given.max_new_lemmas, help="new lemmas kept per round (%(default)s)"
+    )
+    search.add_argument(
+        "--negation-samples",
+        type=int,
+        default=given.negation_samples,
+        help="attempts at each lemma's negation; 0 turns the filter off (%(default)s)",
+    )
+    search.add_argument(
+        "--lemma-samples", type=int, default=given.lemma_samples, help="attempts per open lemma per round (%(default)s)"
+    )
+    search.add_argument(
+        "--lemma-rounds", type=int, default=given.lemma_rounds, help="rounds a lemma is tried (%(default)s)"
+    )
+    search.add_argument("--concurrency", type=int, default=4, help="problems searched at once (default: 4)")
+    search.add_argument(
+        "--ttrl",
+        metavar="MODULE:FUNCTION",
+        help="test-time RL hook called between rounds (off by default; needs a GPU)",
+    )
+    search.add_argument("--ttrl-on-cpu", action="store_true", help="call the --ttrl hook even without a CUDA GPU")
 
     report = commands.add_parser(
         "report",
@@ -116,6 +139,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_model_arguments(parser: argparse.ArgumentParser, *, n: int, n_help: str) -> None:
+    """The arguments `run` and `search` share: model, data, prompt, sampling and verification server."""
+    parser.add_argument("--model", required=True, help="model directory or hub name; server URL for --engine openai")
+    parser.add_argument("--engine", choices=sorted(ENGINES), default="transformers", help="sampling engine")
+    parser.add_argument("--out", required=True, type=Path, help="run directory (created; resumed if it exists)")
+    parser.add_argument("--dataset", default="minif2f", help="'minif2f' (the bundled file) or a miniF2F-style JSONL")
+    parser.add_argument("--split", default="test", help=f"one of {', '.join(SPLITS)} (default: test)")
+    parser.add_argument("--n", type=int, default=n, help=n_help)
+    parser.add_argument("--limit", type=int, help="only the first LIMIT problems")
+    parser.add_argument(
+        "--template", default="rl", help="prompt template: rl (training prompt) or distill (model card)"
+    )
+    parser.add_argument("--rectified", action="store_true", help="use corrected statements where the dataset has them")
+    parser.add_argument("--name", default="", help="label of the run in reports (default: the model's name)")
+    defaults = SamplingParams()
+    parser.add_argument("--temperature", type=float, default=defaults.temperature, help="default: %(default)s")
+    parser.add_argument("--top-p", type=float, default=defaults.top_p, help="default: %(default)s")
+    parser.add_argument("--max-tokens", type=int, default=defaults.max_tokens, help="default: %(default)s")
+    parser.add_argument("--seed", type=int, help="sampling seed (default: fresh randomness)")
+    parser.add_argument(
+        "--engine-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="engine setting, repeatable: device=cuda, batch_size=16, tensor_parallel_size=2, served_model=NAME...",
+    )
+    parser.add_argument("--lean-url", help="verification server (default: $LEAN_SERVER_API_URL)")
+    parser.add_argument("--lean-api-key", help="verification server API key (default: $LEAN_SERVER_API_KEY)")
+    parser.add_argument("--lean-timeout", type=float, default=60.0, help="Lean time limit per proof, seconds")
+    parser.add_argument("--verdict-cache", type=Path, help="SQLite verdict cache shared across runs")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     args = build_parser().parse_args(argv)
@@ -125,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         handlers=[RichHandler(console=console, show_path=False)],
     )
     try:
-        commands = {"run": _run, "report": _report, "score": _score}
+        commands = {"run": _run, "search": _search, "report": _report, "score": _score}
         commands[args.command](args)
     except CliError as error:
         console.print(f"[red]error:[/red] {error}", highlight=False)
@@ -136,25 +191,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _run(args: argparse.Namespace) -> None:
+def _lean_url(args: argparse.Namespace) -> str:
     url = args.lean_url or os.environ.get("LEAN_SERVER_API_URL")
     if not url:
         raise CliError("no verification server: pass --lean-url URL or set LEAN_SERVER_API_URL", EXIT_USAGE)
+    return str(url)
+
+
+def _run_config(args: argparse.Namespace, fix_turns: int) -> RunConfig:
+    return RunConfig(
+        model=args.model,
+        engine=args.engine,
+        name=args.name,
+        dataset=args.dataset,
+        split=args.split,
+        n=args.n,
+        fix_turns=fix_turns,
+        template=args.template,
+        rectified=args.rectified,
+        limit=args.limit,
+        sampling=SamplingParams(args.temperature, args.top_p, args.max_tokens, args.seed),
+    )
+
+
+def _run(args: argparse.Namespace) -> None:
+    url = _lean_url(args)
     try:
-        sampling = SamplingParams(args.temperature, args.top_p, args.max_tokens, args.seed)
-        config = RunConfig(
-            model=args.model,
-            engine=args.engine,
-            name=args.name,
-            dataset=args.dataset,
-            split=args.split,
-            n=args.n,
-            fix_turns=args.fix_turns,
-            template=args.template,
-            rectified=args.rectified,
-            limit=args.limit,
-            sampling=sampling,
-        )
+        config = _run_config(args, args.fix_turns)
         options = dict(_engine_option(item) for item in args.engine_option)
         with _RichProgress() as progress:
             progress.console.print(f"loading {config.engine} engine for {config.model}")
@@ -178,7 +241,58 @@ def _run(args: argparse.Namespace) -> None:
         console.print(
             f"[yellow]{final.infra} attempts are ungraded (verification infrastructure failed): rerun to retry"
         )
-    files = write_report([summarize(args.out)], args.out)
+    _write_and_show_report(args.out)
+
+
+def _search(args: argparse.Namespace) -> None:
+    url = _lean_url(args)
+    try:
+        config = _run_config(args, 0)
+        search = SearchConfig(
+            rounds=args.rounds,
+            sample_budget=args.sample_budget,
+            time_budget_s=args.time_budget,
+            proposals_per_round=args.proposals,
+            max_new_lemmas=args.max_new_lemmas,
+            negation_samples=args.negation_samples,
+            lemma_samples=args.lemma_samples,
+            lemma_rounds=args.lemma_rounds,
+        )
+        if args.concurrency < 1:
+            raise ValueError(f"--concurrency must be >= 1, got {args.concurrency}")
+        hook = load_hook(args.ttrl) if args.ttrl else None
+        options = SearchOptions(concurrent_problems=args.concurrency, ttrl=hook, ttrl_needs_gpu=not args.ttrl_on_cpu)
+        engine_options = dict(_engine_option(item) for item in args.engine_option)
+        with _SearchProgressBar() as progress:
+            console.print(f"loading {config.engine} engine for {config.model}")
+            engine = make_engine(config.engine, config.model, **engine_options)
+            final = run_search(
+                config,
+                search,
+                engine,
+                args.out,
+                url=url,
+                api_key=args.lean_api_key,
+                options=options,
+                progress=progress,
+                timeout=args.lean_timeout,
+                cache=args.verdict_cache,
+            )
+    except VerificationUnavailable as error:
+        raise CliError(str(error), EXIT_NO_SERVER) from None
+    except (ConfigError, DatasetError, EngineError, ValueError, OSError, ImportError) as error:
+        raise CliError(str(error)) from None
+    if final.infra:
+        console.print(f"[yellow]{final.infra} problems stopped on verification failures: rerun to resume them")
+    _write_and_show_report(args.out)
+
+
+def _write_and_show_report(out: Path) -> None:
+    """Write the run's report and print its headline table."""
+    try:
+        files = write_report([summarize(out)], out)
+    except ValueError as error:
+        raise CliError(str(error)) from None
     sys.stdout.write(files.markdown.read_text(encoding="utf-8").split("\n## ", 1)[0])
     console.print(f"report: {files.markdown}  figure: {files.figure}")
 
@@ -217,6 +331,33 @@ class _RichProgress:
         self.progress.update(self.task, description=description, total=state.total, completed=state.done)
 
     def __enter__(self) -> _RichProgress:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+
+class _SearchProgressBar:
+    """A progress bar over problems, with problems solved so far."""
+
+    def __init__(self) -> None:
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("problems"),
+            TimeElapsedColumn(),
+            console=console,
+        )
+        self.task = self.progress.add_task("starting", total=None)
+
+    def update(self, state: SearchProgress) -> None:
+        infra = f", [yellow]{state.infra} infra[/yellow]" if state.infra else ""
+        description = f"solved {state.solved}/{state.problems}, {state.samples} samples{infra}"
+        self.progress.update(self.task, description=description, total=state.problems, completed=state.done)
+
+    def __enter__(self) -> _SearchProgressBar:
         self.progress.start()
         return self
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from kimina_eval.metrics import Estimate
 from kimina_eval.plot import plot_pass_at_k
+from kimina_eval.search.report import SEARCH_METHOD as _SEARCH_METHOD
+from kimina_eval.search.report import search_section
 from kimina_eval.summary import RunSummary
 
 REPORT_FILE = "report.md"
@@ -58,12 +60,17 @@ def render_markdown(summaries: Sequence[RunSummary]) -> str:
     """
     k = min(s.n for s in summaries)
     split = sorted({s.config.split for s in summaries if s.config}) or ["test"]
+    searched = any(s.search for s in summaries)
     lines = [f"# miniF2F-{'/'.join(split)}: pass@{k}", ""]
-    lines += [f"| Model | Pass@{k} | Pass@{k} with error fixing |", "|:--|--:|--:|"]
+    if searched:
+        lines += [f"| Model | Pass@{k} | Pass@{k} with error fixing | With lemma search |", "|:--|--:|--:|--:|"]
+    else:
+        lines += [f"| Model | Pass@{k} | Pass@{k} with error fixing |", "|:--|--:|--:|"]
     for s in summaries:
         fixed = _percent(s.scores.pass_at_with_fix.get(k)) if s.with_fix else "n/a"
-        lines.append(f"| {s.name} | {_percent(s.scores.pass_at.get(k))} | {fixed} |")
-    lines += ["", _METHOD, ""]
+        row = f"| {s.name} | {_percent(s.scores.pass_at.get(k))} | {fixed} |"
+        lines.append(row + (f" {_percent(s.search.solved) if s.search else 'n/a'} |" if searched else ""))
+    lines += ["", _METHOD + (_SEARCH_METHOD if searched else ""), ""]
 
     all_ks = sorted({k for s in summaries for k in s.scores.pass_at})
     lines += ["## Pass@k", "", "| Model | " + " | ".join(f"k={k}" for k in all_ks) + " |"]
@@ -79,6 +86,9 @@ def render_markdown(summaries: Sequence[RunSummary]) -> str:
 
     lines += _family_table(summaries, k)
     lines += _runs_table(summaries)
+    for s in summaries:
+        if s.search is not None:
+            lines += search_section(s.name, s.search, s.config.n if s.config else None)
     return "\n".join(lines) + "\n"
 
 

@@ -11,6 +11,7 @@ from kimina_eval.config import SAMPLES_FILE, RunConfig, load_config
 from kimina_eval.dataset import FAMILY_NAMES, family_of
 from kimina_eval.metrics import default_ks
 from kimina_eval.scoring import ProblemOutcome, Scores, outcomes_from_rows, score
+from kimina_eval.search.trace import SearchSummary, summarize_search
 from kimina_eval.store import SampleRecord, latest, load_records
 
 
@@ -29,6 +30,8 @@ class RunSummary:
         corrupt_lines: Lines of ``samples.jsonl`` skipped as corrupt.
         format_ok: Share of format-checked first attempts that passed the check; None when none was checked.
         incomplete: Problems with fewer than n graded first attempts.
+        search: The lemma search, for a directory written by ``kimina-eval search`` (its round 1 is the pass@n
+            run above); None otherwise.
     """
 
     name: str
@@ -41,6 +44,7 @@ class RunSummary:
     corrupt_lines: list[int] = field(default_factory=list)
     format_ok: float | None = None
     incomplete: int = 0
+    search: SearchSummary | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Return the summary as a JSON-ready dict."""
@@ -55,6 +59,7 @@ class RunSummary:
             "corrupt_lines": len(self.corrupt_lines),
             "format_ok": self.format_ok,
             "incomplete_problems": self.incomplete,
+            "search": self.search.as_dict() if self.search else None,
         }
 
 
@@ -62,7 +67,7 @@ def summarize(directory: str | os.PathLike[str], *, confidence: float = 0.95, se
     """Read a run directory (``run.json`` and ``samples.jsonl``) and score it.
 
     Args:
-        directory: A directory written by ``kimina-eval run``.
+        directory: A directory written by ``kimina-eval run`` or ``kimina-eval search``.
         confidence: Coverage of the bootstrap intervals.
         seed: Seed of the bootstrap.
 
@@ -108,6 +113,7 @@ def summarize(directory: str | os.PathLike[str], *, confidence: float = 0.95, se
         corrupt_lines=corrupt,
         format_ok=_format_ok_rate(attempts),
         incomplete=sum(o.samples < n for o in outcomes),
+        search=summarize_search(folder, seed=seed),
     )
 
 
