@@ -183,7 +183,8 @@ def reuse_gain(times: list[float], args: argparse.Namespace, rng: random.Random)
     )
     modelled = (mean + IMPORT_S * scale) / mean
     print(f"\nGain from import reuse: {cold.elapsed / warm.elapsed:.2f}x measured; the cost model alone predicts")
-    print(f"{modelled:.2f}x ((proof + import) / proof), the rest is process start-up, which real Lean pays too.")
+    print(f"{modelled:.2f}x ((mean proof + import) / mean proof); REPL start-up and the heavy tail of proof times")
+    print("move the measured figure around it.")
 
 
 def grpo_batch(times: list[float], args: argparse.Namespace, rng: random.Random) -> tuple[list[Proof], list[Proof]]:

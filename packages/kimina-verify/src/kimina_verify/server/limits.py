@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+# The ASGI types, spelled out so this module needs nothing beyond the standard library.
+Message = MutableMapping[str, Any]
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class BodySizeLimit:

@@ -87,7 +87,7 @@ class ReplPool:
             warm = [(self.slots[0], "")]  # a probe: the REPL starts and answers an empty command
         failures = await asyncio.gather(*(slot.warm(header) for slot, header in warm))
         for failure in failures:
-            if failure is not None and failure.outcome in ("start_failed", "crash", "garbage", "timeout"):
+            if failure is not None:  # a Lean error in a header is not a failure here: only a REPL that broke
                 await self.close()
                 raise RuntimeError(
                     f"the REPL command {' '.join(self.settings.command)!r} does not work: {failure.error}"
