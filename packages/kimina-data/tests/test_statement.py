@@ -7,11 +7,13 @@ from kimina_data.statement import DEFAULT_HEADER, StatementError, blank_comments
 
 def test_every_minif2f_statement_splits_into_its_header_and_statement(minif2f_file: Path) -> None:
     rows = [json.loads(line) for line in minif2f_file.read_text().splitlines()]
+    assert len(rows) == 488
     for row in rows:
-        parsed = parse_statement(row["header"] + row["formal_statement"])
-        assert parsed.header == row["header"]
-        assert parsed.body == row["formal_statement"].rstrip("\n")
-        assert parsed.body.endswith(":= by")
+        for statement in filter(None, (row["formal_statement"], row["formal_statement_rectified"])):
+            parsed = parse_statement(row["header"] + statement)
+            assert parsed.header == row["header"]
+            assert parsed.body == statement.rstrip("\n")
+            assert parsed.body.endswith(":= by")
 
 
 @pytest.mark.parametrize(
@@ -52,10 +54,42 @@ def test_a_statement_without_imports_gets_the_default_header() -> None:
     assert parse_statement("theorem t : 1 = 1 := by").header == DEFAULT_HEADER
 
 
-def test_doc_comments_and_open_in_start_the_statement_but_plain_comments_stay_in_the_header() -> None:
+def test_doc_comments_and_open_in_start_the_statement_but_comments_before_imports_stay_in_the_header() -> None:
     parsed = parse_statement("/- licence -/\nimport Mathlib\nopen Real in\n/-- doc -/\ntheorem t : π > 0 := by")
     assert parsed.header == "/- licence -/\nimport Mathlib\n\n"
     assert parsed.body == "open Real in\n/-- doc -/\ntheorem t : π > 0 := by"
+
+
+@pytest.mark.parametrize(
+    "comment",
+    ["-- From the 2019 AMC 12A", "/- From the 2019 AMC 12A,\n   problem 21 -/", "/- a -/ -- b\n\n-- c"],
+)
+def test_a_leading_comment_without_imports_goes_with_the_statement_and_the_default_header_applies(
+    comment: str,
+) -> None:
+    parsed = parse_statement(f"{comment}\ntheorem t : 1 = 1 := by sorry")
+    assert parsed.header == DEFAULT_HEADER
+    assert parsed.body == f"{comment}\ntheorem t : 1 = 1 := by"
+    assert parsed.text.startswith("import Mathlib\n")
+    assert parse_statement(parsed.text) == parsed
+
+
+def test_open_and_set_option_without_imports_follow_the_default_header() -> None:
+    parsed = parse_statement(
+        "-- context\nset_option maxRecDepth 1000\nopen Real\n\n-- the problem\ntheorem t : π > 0 := by"
+    )
+    assert parsed.header == DEFAULT_HEADER + "-- context\nset_option maxRecDepth 1000\nopen Real\n\n"
+    assert parsed.body == "-- the problem\ntheorem t : π > 0 := by"
+    assert parse_statement(parsed.text) == parsed
+
+
+def test_comments_between_header_commands_stay_in_the_header_and_one_after_them_starts_the_statement() -> None:
+    parsed = parse_statement(
+        "import Mathlib\n-- for `aesop`\nimport Aesop\nopen Real\n-- the problem\ntheorem t : π > 0 := by"
+    )
+    assert parsed.header == "import Mathlib\n-- for `aesop`\nimport Aesop\nopen Real\n\n"
+    assert parsed.body == "-- the problem\ntheorem t : π > 0 := by"
+    assert parse_statement(parsed.text) == parsed
 
 
 def test_layout_is_normalised() -> None:

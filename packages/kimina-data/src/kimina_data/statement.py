@@ -18,8 +18,8 @@ DEFAULT_HEADER = (
 )
 """The header Kimina-Prover and DeepSeek-Prover put before every statement; given to rows that come without one."""
 
-# A header line opens the file: imports, `open`/`set_option` commands (not their `... in` forms, which scope the
-# declaration that follows and so belong to the statement), blank lines and plain comments.
+# A header command: an import, or an `open`/`set_option` (not their `... in` forms, which scope the declaration that
+# follows and so belong to the statement).
 _HEADER_LINE = re.compile(r"(import|open|set_option)\s(?!.*\bin\s*$)")
 _DECLARATION = re.compile(r"(?<![\w.'])(theorem|lemma|example)(?![\w.'])")
 _BY = re.compile(r":=\s*by(?![\w.'!?])")
@@ -47,7 +47,7 @@ class StatementError(ValueError):
 class Statement:
     """A theorem statement split in two: `header` (imports, `open`, `set_option`) and `body` (ends in `:= by`).
 
-    `header` is empty or ends in a blank line, so `header + body` is the text a prover is shown.
+    `header` holds imports and ends in a blank line, so `header + body` is the text a prover is shown.
     """
 
     header: str
@@ -98,23 +98,34 @@ def clean_text(text: str) -> str:
     return _BLANK_RUNS.sub("\n\n", text).strip()
 
 
-def _header_length(code: str, blanked: str) -> int:
-    """Length of the leading header in `code` (`blanked` is the same text with comments blanked)."""
-    pos = 0
+def _header_length(code: str, blanked: str) -> tuple[int, bool]:
+    """Length of the leading header in `code` (`blanked` is the same text with comments blanked), and if it imports.
+
+    The header ends with its last command line. Comments before and between commands belong to it; comments after
+    the last one describe the declaration below, so they start the body, as does a doc comment.
+    """
+    pos = end = 0
+    has_import = False
     for line, line_blanked in zip(code.split("\n"), blanked.split("\n"), strict=True):
         stripped = line_blanked.strip()
-        # A doc comment documents the declaration below it, so it starts the body.
-        if line.lstrip().startswith("/--") or (stripped and not _HEADER_LINE.match(stripped)):
+        if line.lstrip().startswith("/--"):
             break
+        if stripped:
+            command = _HEADER_LINE.match(stripped)
+            if command is None:
+                break
+            has_import = has_import or command.group(1) == "import"
+            end = pos + len(line) + 1
         pos += len(line) + 1
-    return min(pos, len(code))
+    return min(end, len(code)), has_import
 
 
 def parse_statement(text: str | None, *, default_header: str = DEFAULT_HEADER) -> Statement:
     """Split and check a dataset statement: one or more declarations, the last one ending in `:= by`.
 
-    A lone `sorry` after the final `:= by` is a placeholder and is dropped; anything else there is a proof. A body
-    without a header gets `default_header`.
+    A lone `sorry` after the final `:= by` is a placeholder and is dropped; anything else there is a proof. A header
+    is the leading `import`, `open` and `set_option` lines with any comments before and between them; a comment
+    after the last one goes with the body. A header without imports gets `default_header` in front of it.
 
     Raises:
         StatementError: with reason `missing_statement`, `too_long`, `no_declaration`, `no_by`, `has_proof` or
@@ -126,10 +137,10 @@ def parse_statement(text: str | None, *, default_header: str = DEFAULT_HEADER) -
         raise StatementError("too_long", f"the statement has {len(text):,} characters (limit {MAX_STATEMENT_CHARS:,})")
     code = clean_text(text) + "\n"
     blanked = blank_comments(code)
-    split = _header_length(code, blanked)
+    split, has_import = _header_length(code, blanked)
     header, body, body_blanked = code[:split], code[split:], blanked[split:]
     if not body_blanked.strip():
-        raise StatementError("missing_statement", "the formal statement has a header but no declaration")
+        raise StatementError("missing_statement", "the formal statement has only a header or comments")
     if not _DECLARATION.search(body_blanked):
         raise StatementError("no_declaration", "no `theorem`, `lemma` or `example` declaration")
     last_by = max(_BY.finditer(body_blanked), key=lambda m: m.start(), default=None)
@@ -141,8 +152,10 @@ def parse_statement(text: str | None, *, default_header: str = DEFAULT_HEADER) -
     if _SORRY.search(blanked[: split + last_by.start()]):
         raise StatementError("misplaced_sorry", "`sorry` appears before the final `:= by`")
     header = clean_text(header)
+    header = header + "\n\n" if header else ""
     return Statement(
-        header=header + "\n\n" if header else default_header,
+        # Without imports there is no Mathlib: the default header goes first, the text's own commands after it.
+        header=header if has_import else default_header + header,
         body=clean_text(body[: last_by.end()]),
     )
 
