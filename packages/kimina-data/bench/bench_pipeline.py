@@ -63,7 +63,7 @@ def main() -> None:
         table, t3 = timed("filter", lambda: filter_win_rate(table))
         table, t4 = timed("deduplicate", lambda: deduplicate(table))
         table, t5 = timed("weight", lambda: weight(table))
-        _, t6 = timed("export", lambda: write_parquet(to_verl(table), Path(tmp) / "train.parquet"))
+        _, t6 = timed("export", lambda: write_parquet(to_verl(table, split="train"), Path(tmp) / "train.parquet"))
         size = (Path(tmp) / "train.parquet").stat().st_size
     total = t1 + t2 + t3 + t4 + t5 + t6
     verdict = "PASS" if total < TARGET_S else "FAIL"

@@ -63,6 +63,9 @@ def test_minif2f_writes_the_valid_and_test_parquet(minif2f_file: Path, tmp_path:
     test = datasets.Dataset.from_parquet(str(tmp_path / "minif2f_test.parquet"), keep_in_memory=True)
     assert (len(valid), len(test)) == (244, 244)
     assert set(test["data_source"]) == {"minif2f-test"}
+    # Both are held out: kimina-rl keeps val/valid/test rows out of its win-rate history.
+    assert {e["split"] for e in valid["extra_info"]} == {"valid"}
+    assert {e["split"] for e in test["extra_info"]} == {"test"}
     assert (
         test[0]["extra_info"]["uid"]
         == json.loads(next(line for line in minif2f_file.read_text().splitlines() if '"split": "test"' in line))["name"]

@@ -97,6 +97,7 @@ def test_the_whole_pipeline_on_the_real_minif2f_file(minif2f_file: Path, tmp_pat
     assert 20 <= len(val) <= 80
     assert set(train["data_source"]) == {"minif2f-valid", "minif2f-test"}
     assert not {e["uid"] for e in train["extra_info"]} & {e["uid"] for e in val["extra_info"]}
+    assert {e["split"] for e in train["extra_info"]} == {"train"} and {e["split"] for e in val["extra_info"]} == {"val"}
     for row in train.select(range(20)):
         statement = row["reward_model"]["ground_truth"]
         assert statement.endswith(":= by") and statement in row["prompt"][1]["content"]

@@ -122,7 +122,7 @@ def test_a_kimina_promptset_file_keeps_its_statement_ids_and_duplicates(tmp_path
 def test_a_hub_id_goes_through_datasets_with_the_split_and_cache_given(
     monkeypatch: pytest.MonkeyPatch, numina_fixture: Path
 ) -> None:
-    seen = {}
+    seen: dict[str, object] = {}
 
     def fake_load_dataset(path: str, **kwargs: object) -> datasets.Dataset:
         seen.update(kwargs, path=path)

@@ -7,6 +7,7 @@ from kimina_data.schema import canonical_table
 from kimina_data.sources import SourceSpec, load_source
 from kimina_data.statement import DEFAULT_HEADER
 from kimina_data.steps import (
+    Split,
     Weighting,
     deduplicate,
     filter_win_rate,
@@ -137,7 +138,7 @@ def test_export_writes_the_columns_verl_reads(loaded: datasets.Dataset, tmp_path
     from kimina_format.prompts import build_messages
 
     table = normalise(loaded)
-    path = write_parquet(to_verl(table), tmp_path / "train.parquet")
+    path = write_parquet(to_verl(table, split="train"), tmp_path / "train.parquet")
     exported = datasets.load_dataset("parquet", data_files=str(path), split="train", cache_dir=str(tmp_path / "c"))
     assert tuple(exported.column_names) == VERL_COLUMNS
     assert len(exported) == len(table)
@@ -159,9 +160,34 @@ def test_export_writes_the_columns_verl_reads(loaded: datasets.Dataset, tmp_path
         "source": "synthetic",
         "win_rate": 0.0,
         "variant_of": None,
+        "split": "train",
     }
     assert exported["extra_info"][5]["win_rate"] is None  # a missing win rate stays null, not 0
     assert not list(tmp_path.glob("*.partial"))
+
+
+def test_the_split_in_extra_info_tells_kimina_rl_which_rows_are_held_out(loaded: datasets.Dataset) -> None:
+    """kimina-rl keeps rollouts of rows whose `extra_info.split` is a held-out split out of its win-rate history."""
+    scoring = pytest.importorskip("kimina_rl.scoring", reason="kimina-rl is not installed here")
+    table = normalise(loaded)
+    sides: list[tuple[Split, bool]] = [("train", True), ("val", False), ("valid", False), ("test", False)]
+    for split, training in sides:
+        rows = to_verl(table, split=split)
+        assert {info["split"] for info in rows["extra_info"]} == {split}
+        row = rows[0]
+        problem = scoring.Problem.from_row(row["data_source"], row["reward_model"]["ground_truth"], row["extra_info"])
+        assert problem.training is training
+    with pytest.raises(ValueError, match="split must be one of"):
+        to_verl(table, split="validation-ish")  # type: ignore[arg-type]
+
+
+def test_a_statement_with_only_a_comment_above_it_is_exported_under_the_default_header(tmp_path: Path) -> None:
+    table = normalise(
+        canonical_table([_row("commented", header="", formal_statement="-- AMC 2019\ntheorem t : 1 = 1 := by")])
+    )
+    row = to_verl(table, split="train")[0]
+    assert row["reward_model"]["ground_truth"] == DEFAULT_HEADER + "-- AMC 2019\ntheorem t : 1 = 1 := by"
+    assert "```lean4\nimport Mathlib\nimport Aesop\n" in row["prompt"][1]["content"]
 
 
 def test_export_reads_in_verls_own_dataset_class(loaded: datasets.Dataset, tmp_path: Path) -> None:
@@ -170,7 +196,7 @@ def test_export_reads_in_verls_own_dataset_class(loaded: datasets.Dataset, tmp_p
     from omegaconf import OmegaConf
 
     table = normalise(loaded)
-    path = write_parquet(to_verl(table), tmp_path / "train.parquet")
+    path = write_parquet(to_verl(table, split="train"), tmp_path / "train.parquet")
     config = OmegaConf.create({"filter_overlong_prompts": False, "cache_dir": str(tmp_path / "verl")})
     dataset = rl_dataset.RLHFDataset(str(path), tokenizer=None, config=config)
     assert len(dataset) == len(table)
@@ -185,7 +211,7 @@ def test_the_ground_truth_is_what_kimina_verify_checks_a_proof_against(minif2f_f
     """A proof that keeps the statement passes kimina-verify's statement rules; one that changes it does not."""
     from kimina_verify import check_integrity
 
-    table = to_verl(normalise(load_source(SourceSpec(str(minif2f_file))).table))
+    table = to_verl(normalise(load_source(SourceSpec(str(minif2f_file))).table), split="test")
     for row in table.select(range(0, len(table), 8)):
         ground_truth = row["reward_model"]["ground_truth"]
         assert check_integrity(ground_truth + "\n  norm_num", ground_truth) == []

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kimina_data.schema import Rejection, write_rejections
 from kimina_data.sources import SourceError, SourceKind, SourceSpec, load_source
-from kimina_data.steps import normalise, to_verl, write_parquet
+from kimina_data.steps import Split, normalise, to_verl, write_parquet
 
 SHARED_FILE = Path("shared") / "data" / "minif2f.jsonl"
 
@@ -46,7 +46,9 @@ def build_minif2f(source: str | Path, out: Path, *, rectified: bool = True) -> M
     """Write one parquet per miniF2F split found in `source` (`minif2f_valid.parquet`, `minif2f_test.parquet`).
 
     Statements are normalised like the training set's and rows keep their order; nothing is filtered, de-duplicated
-    or weighted. Rows that fail the checks go to `rejected.jsonl` in `out`.
+    or weighted. Every row is marked held out (`extra_info.split`: `valid` for the valid split, else `test`, as for
+    a source without a split column such as `AI-MO/minif2f_test`). Rows that fail the checks go to `rejected.jsonl`
+    in `out`.
 
     Args:
         source: A local miniF2F file (the shared JSON Lines) or hub id (`AI-MO/minif2f_test`).
@@ -63,7 +65,8 @@ def build_minif2f(source: str | Path, out: Path, *, rectified: bool = True) -> M
     for label in sorted(labels):
         part = table.filter(lambda ds, label=label: ds == label, input_columns="data_source", keep_in_memory=True)
         path = out / f"{label.replace('-', '_')}.parquet"
-        result.files[label] = write_parquet(to_verl(part), path)
+        split: Split = "valid" if label.endswith("-valid") else "test"
+        result.files[label] = write_parquet(to_verl(part, split=split), path)
         result.rows[label] = len(part)
     if loaded.rejections:
         write_rejections(loaded.rejections, out / "rejected.jsonl")

@@ -25,6 +25,7 @@ from kimina_data.sources import SourceError, load_source
 from kimina_data.statement import statement_key
 from kimina_data.statement_check import StatementCheck, check_statements, statement_check_from_url
 from kimina_data.steps import (
+    Split,
     decontaminate,
     deduplicate,
     filter_win_rate,
@@ -287,11 +288,11 @@ def _apply(
     return result
 
 
-def _export(report: BuildReport, hook: ProgressHook, role: str, table: datasets.Dataset, out: Path) -> None:
+def _export(report: BuildReport, hook: ProgressHook, role: Split, table: datasets.Dataset, out: Path) -> None:
     path = out / f"{role}.parquet"
 
     def write(t: datasets.Dataset) -> datasets.Dataset:
-        write_parquet(to_verl(t), path)
+        write_parquet(to_verl(t, split=role), path)
         return t
 
     _apply(report, hook, f"write {role}", table, write)

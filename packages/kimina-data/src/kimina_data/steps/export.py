@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from kimina_format.prompts import build_messages
 
@@ -13,6 +13,9 @@ if TYPE_CHECKING:
 
 ABILITY = "theorem_proving"
 VERL_COLUMNS = ("data_source", "prompt", "ability", "reward_model", "extra_info")
+
+Split = Literal["train", "val", "valid", "test"]
+"""`extra_info.split`: `train` for training rows; kimina-rl keeps rollouts of the others out of its win-rate history."""
 
 
 def verl_features() -> datasets.Features:
@@ -35,20 +38,31 @@ def verl_features() -> datasets.Features:
                 "source": string,
                 "win_rate": datasets.Value("float64"),
                 "variant_of": string,
+                "split": string,
             },
         }
     )
 
 
-def to_verl(table: datasets.Dataset) -> datasets.Dataset:
+def to_verl(table: datasets.Dataset, *, split: Split) -> datasets.Dataset:
     """Map a normalised canonical table to verl rows.
 
     `prompt` is the Kimina-Prover-RL chat (system + user) showing the informal problem and the statement with its
     header. `reward_model.ground_truth` is that same Lean text, header included, as kimina-verify's `VerifyItem`
     wants it: the header fixes the context (`open Real`, ...) the statement means something in. `extra_info` keeps
     the header and the bare statement apart, the informal problem, the source, the win rate, the origin of a
-    variant, and `index`, the row's position in the file.
+    variant, `index` (the row's position in the file) and `split`.
+
+    Args:
+        table: A normalised canonical table.
+        split: The side every row is on, written to `extra_info.split`: `train` for the training file, `val` for
+            the promptset's held-out problems, `valid` / `test` for the miniF2F splits.
+
+    Raises:
+        ValueError: `split` is not one of `Split`.
     """
+    if split not in get_args(Split):
+        raise ValueError(f"split must be one of {', '.join(get_args(Split))}; got {split!r}")
 
     def batch(rows: dict[str, list[Any]], indices: list[int]) -> dict[str, list[Any]]:
         full = [h + s for h, s in zip(rows["header"], rows["formal_statement"], strict=True)]
@@ -70,6 +84,7 @@ def to_verl(table: datasets.Dataset) -> datasets.Dataset:
                     "source": rows["source"][k],
                     "win_rate": rows["win_rate"][k],
                     "variant_of": rows["variant_of"][k],
+                    "split": split,
                 }
                 for k, index in enumerate(indices)
             ],
