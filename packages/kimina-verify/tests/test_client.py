@@ -243,9 +243,9 @@ async def test_verifier_against_our_server(sim_url: str) -> None:
 async def test_axiom_check_against_our_server(sim_url: str) -> None:
     async with Verifier(sim_url) as verifier:
         (verdict,) = await verifier.verify(["import Mathlib\n\ntheorem a : 1 + 1 = 2 := by\n  norm_num\n"])
-    if verdict.violations and verdict.violations[0].code == "axioms_unchecked":
-        pytest.skip("lean-repl-sim does not answer `#print axioms` yet")
-    assert verdict.ok and verdict.axioms is not None
+    assert verdict.kind is VerdictKind.VALID, verdict.detail
+    assert verdict.axioms == ("propext", "Classical.choice", "Quot.sound")
+    assert verdict.messages == ()  # our own `#print axioms` answer is consumed, not shown
 
 
 async def test_repl_crash_and_lean_timeout_on_our_server(sim_url: str) -> None:

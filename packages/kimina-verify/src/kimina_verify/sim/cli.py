@@ -31,6 +31,8 @@ redeclares a name of its environment, or carries a directive comment:
   -- sim: hang             never answer                 -- sim: hang-child PIDFILE  hang with a child process
   -- sim: garbage          print a non-JSON line        -- sim: stderr BYTES  write that much to stderr
   -- sim: alloc MB         allocate memory              -- sim: huge CHARS   a message that long
+`#print axioms NAME` answers like Lean v4.15: [propext, Classical.choice, Quot.sound] for a proof by tactics,
+plus sorryAx if the code has a `sorry` and any declared `axiom`; "unknown constant 'NAME'" for an undeclared name.
 With --verdicts, code equal to a recorded row gets that row's real verdict and time.
 """
 

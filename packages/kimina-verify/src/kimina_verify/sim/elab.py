@@ -2,7 +2,8 @@
 
 This is a stand-in for Lean elaboration with simple, documented rules. Code is accepted unless it uses `sorry`,
 redeclares a name its environment already has, or carries a directive; code equal to a recorded row (see
-`RecordedVerdicts`) gets that row's real verdict instead.
+`RecordedVerdicts`) gets that row's real verdict instead. `#print axioms NAME` answers as Lean v4.15 does, with the
+axioms a typical Mathlib proof depends on (see `Elaborator.axioms_of`).
 """
 
 from __future__ import annotations
@@ -13,19 +14,25 @@ from typing import Any
 
 from kimina_verify.sim.recorded import RecordedRow, RecordedVerdicts
 from kimina_verify.sim.source import (
+    Declaration,
     LineIndex,
     declarations,
     directives,
     goal_of,
     mask,
+    print_axioms_commands,
     sorry_offsets,
     split_imports,
+    unescape,
+    uses_tactics,
 )
 
 # Packages a stand-in workspace "has": importing anything else fails as a missing module would.
 KNOWN_PACKAGES = frozenset(
     {"Init", "Lean", "Std", "Lake", "Mathlib", "Aesop", "Batteries", "Qq", "ProofWidgets", "Plausible", "ImportGraph"}
 )
+# What `#print axioms` reports for a Mathlib proof by tactics (`Classical.choice` via `by_contra`, `simp`, ...).
+MATHLIB_AXIOMS = ("propext", "Classical.choice", "Quot.sound")
 # Directives that change what the process does rather than what it answers.
 EFFECTS = frozenset({"sleep", "crash", "hang", "hang-child", "garbage", "stderr", "alloc"})
 
@@ -112,6 +119,7 @@ class Elaborator:
             names.update(d.name for d in declarations(masked) if d.name)
         else:
             self._declarations(masked, index, names, messages, sorries)
+        self._print_axioms(masked, index, base.names, row.verdict if row else None, messages)
         self._directives(cmd, messages, effects)
         self.envs.append(Env(base.imports, frozenset(names)))
         reply: dict[str, Any] = {"env": len(self.envs) - 1}
@@ -203,6 +211,55 @@ class Elaborator:
                         "endPos": index.pos(offset + len("sorry")),
                     }
                 )
+
+    def axioms_of(self, masked: str, decl: Declaration | None, recorded: bool | None = None) -> list[str]:
+        """The axioms `#print axioms` reports for a declaration of this command (None: one of an earlier command).
+
+        Rules: a declaration proved with a `by` block, one from an earlier command, or a recorded valid row depends
+        on `MATHLIB_AXIOMS`; every `axiom` declared in the command counts, and so does `sorryAx` when the command
+        contains `sorry` anywhere (or is a recorded failure: Lean elaborates a failed proof with `sorryAx`). A
+        term-mode declaration with neither depends on no axioms. Sorted as Lean's `Name.lt` sorts them.
+        """
+        decls = declarations(masked)
+        found = {d.name for d in decls if d.keyword == "axiom" and d.name}
+        if recorded is not None or decl is None or uses_tactics(masked, decl):
+            found.update(MATHLIB_AXIOMS)
+        if sorry_offsets(masked) or recorded is False:
+            found.add("sorryAx")
+        return sorted(found, key=lambda name: (name.count(".") + 1, name.split(".")))
+
+    def _print_axioms(
+        self,
+        masked: str,
+        index: LineIndex,
+        earlier: frozenset[str],
+        recorded: bool | None,
+        messages: list[dict[str, Any]],
+    ) -> None:
+        decls = declarations(masked)
+        known = {unescape(name) for name in earlier}
+        for command in print_axioms_commands(masked):
+            constant = unescape(command.name)
+            here = [d for d in decls if d.name and unescape(d.name) == constant and d.start < command.start]
+            if not here and constant not in known:
+                messages.append(
+                    self._message(
+                        "error",
+                        index.pos(command.name_start),
+                        index.pos(command.name_end),
+                        f"unknown constant {self.quote(command.name)}",
+                    )
+                )
+                continue
+            axioms = self.axioms_of(masked, here[-1] if here else None, recorded)
+            quoted = f"'{command.name}'"  # Lean quotes this name with ' in every version
+            text = (
+                f"{quoted} depends on axioms: [{', '.join(axioms)}]"
+                if axioms
+                else f"{quoted} does not depend on any axioms"
+            )
+            start = index.pos(command.start)
+            messages.append(self._message("info", start, index.pos(command.start + len("#print")), text))
 
     def _directives(self, cmd: str, messages: list[dict[str, Any]], effects: Effects) -> None:
         for d in directives(cmd):

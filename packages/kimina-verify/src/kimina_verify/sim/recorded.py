@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kimina_verify.sim.source import declarations, mask, split_imports
+from kimina_verify.sim.source import declarations, mask, split_imports, without_print_axioms
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +69,8 @@ class RecordedVerdicts:
         return len(self._rows)
 
     def lookup(self, code: str) -> RecordedRow | None:
-        """The recorded row whose code (imports aside) equals `code`, if any."""
-        return self._rows.get(body_key(code)[0])
+        """The recorded row whose code (imports and `#print axioms` commands aside) equals `code`, if any."""
+        return self._rows.get(body_key(without_print_axioms(code))[0])
 
 
 def recorded_times(path: str | Path) -> list[float]:

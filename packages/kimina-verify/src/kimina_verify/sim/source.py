@@ -19,8 +19,10 @@ DECL_KEYWORDS = (
     "axiom",
 )
 _DECL = re.compile(r"(?<![\w.'])(" + "|".join(DECL_KEYWORDS) + r")(?![\w'!?])")
-_NAME = re.compile(r"\s+([^\s:(\[{⦃]+)")
+_NAME = re.compile(r"\s+((?:«[^»]*»|[^\s:(\[{⦃«])+)")
 _SORRY = re.compile(r"(?<![\w.'])sorry(?![\w'!?])")
+_BY = re.compile(r"(?<![\w.'])by(?![\w'!?])")
+_PRINT_AXIOMS = re.compile(r"#print\s+axioms\s+((?:«[^»]*»|[^\s«»])+)")
 _IMPORT = re.compile(r"import\s+(\S+)")
 _DIRECTIVE = re.compile(r"--\s*sim:\s*([A-Za-z-]+)[ \t]*(.*?)\s*$")
 _OPEN = "([{⦃"
@@ -109,6 +111,16 @@ class Directive:
     end_column: int
 
 
+@dataclass(frozen=True, slots=True)
+class PrintAxioms:
+    """A `#print axioms NAME` command: the offsets of its `#print` token and of the name as written."""
+
+    name: str
+    start: int
+    name_start: int
+    name_end: int
+
+
 def split_imports(code: str) -> tuple[list[tuple[str, int]], int]:
     """The leading `import` lines of `code` as (module, offset), and the offset where the rest begins.
 
@@ -168,6 +180,30 @@ def declarations(masked: str) -> list[Declaration]:
 def sorry_offsets(masked: str) -> list[int]:
     """Offsets of every `sorry` token outside comments and strings."""
     return [m.start() for m in _SORRY.finditer(masked)]
+
+
+def unescape(name: str) -> str:
+    """A Lean name with its «» escapes removed, so `«a».b` and `a.b` compare equal."""
+    return name.replace("«", "").replace("»", "")
+
+
+def uses_tactics(masked: str, decl: Declaration) -> bool:
+    """Whether the declaration's value contains a `by` block."""
+    value = masked.find(":=", decl.name_end, decl.end)
+    return value >= 0 and _BY.search(masked, value, decl.end) is not None
+
+
+def print_axioms_commands(masked: str) -> list[PrintAxioms]:
+    """Every `#print axioms NAME` command outside comments and strings."""
+    return [PrintAxioms(m.group(1), m.start(), m.start(1), m.end(1)) for m in _PRINT_AXIOMS.finditer(masked)]
+
+
+def without_print_axioms(code: str) -> str:
+    """`code` with its `#print axioms` commands removed (so appended checks do not change a recorded row's key)."""
+    commands = print_axioms_commands(mask(code))
+    for command in reversed(commands):
+        code = code[: command.start] + code[command.name_end :]
+    return code
 
 
 def directives(code: str) -> list[Directive]:
