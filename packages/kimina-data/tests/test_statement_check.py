@@ -72,7 +72,9 @@ def test_statements_are_checked_by_the_stand_in_verification_server() -> None:
     with testing.sim_server() as url:
         check = statement_check_from_url(url)
         assert check is not None
-        assert check([sorry_snippet(HEADER, GOOD), sorry_snippet(HEADER, BROKEN)]) == ["sorry", "lean_error"]
+        sneaky = "#eval 1\ntheorem sneaky : True := by"  # integrity rules other than the sorry ones still apply
+        snippets = [sorry_snippet(HEADER, GOOD), sorry_snippet(HEADER, BROKEN), sorry_snippet(HEADER, sneaky)]
+        assert check(snippets) == ["sorry", "lean_error", "integrity"]
         kept, rejections, _ = check_statements(variants(GOOD, BROKEN), check)
     assert kept["uid"] == ["p/variant-0"]
     assert [r.reason for r in rejections] == ["check_lean_error"]

@@ -51,9 +51,7 @@ class Spy:
 @pytest.fixture
 async def lean(lean_url: str) -> AsyncIterator[Spy]:
     async with Verifier(lean_url, **VERIFIER) as verifier:
-        backend = ServerBackend(verifier)
-        yield Spy(backend)
-        await backend.aclose()
+        yield Spy(ServerBackend(verifier))
 
 
 def run_config(dataset: Path, n: int = 2) -> RunConfig:

@@ -39,6 +39,7 @@ def check_statements(
     """Keep the rows whose `header + formal_statement + sorry` Lean reports as `sorry`.
 
     Other verdicts drop the row with reason `check_<kind>`: `check_lean_error` (the statement does not elaborate),
+    `check_integrity` (it breaks one of kimina-verify's integrity rules, so no proof of it could be rewarded),
     `check_timeout`, `check_infra` (the server failed; the row is dropped rather than kept unchecked, and a rerun
     checks it again at no Gemini cost).
     """
@@ -85,9 +86,9 @@ def statement_check_from_url(
     """A `StatementCheck` backed by the kimina-verify (or kimina-lean-server) server at `url`.
 
     `url` defaults to `$LEAN_SERVER_API_URL` and `api_key` to `$LEAN_SERVER_API_KEY`, as for kimina-verify's
-    client; with neither a URL nor the variable, returns None. The integrity rules of kimina-verify's `Verifier` are
-    not applied here: they reject `sorry` before Lean sees it, and `sorry` is exactly what this check sends.
-    Snippets that hit an infrastructure failure are retried `retries` times.
+    client; with neither a URL nor the variable, returns None. Snippets go through kimina-verify's `Verifier` with
+    `allow_sorry=True`: its integrity rules apply except those against `sorry` (a statement that breaks one comes back
+    as `integrity`), and its de-duplication and retries (`retries` times, infrastructure failures only) too.
 
     Raises:
         VerificationServerError: When the check runs and the server does not answer `/health`.
@@ -105,32 +106,20 @@ def statement_check_from_url(
 
 async def _check(url: str, api_key: str | None, snippets: list[str], timeout: float, retries: int) -> list[str]:
     import httpx
-    from kimina_verify import VerdictKind, verdict_from_result
-    from kimina_verify.transport import Transport
+    from kimina_verify import Verifier, VerifyItem
 
-    transport = Transport(url, api_key, http_timeout=timeout * max(len(snippets), 1) + 60.0)
-    try:
+    async with Verifier(url, api_key, timeout=timeout, retries=retries, backoff_s=2.0) as verifier:
         try:
-            await transport.health()
+            await verifier.health()
         except httpx.HTTPError as e:
             raise VerificationServerError(
                 f"verification server {url} does not answer ({e}); start it, or build without verify_url to skip "
                 "the statement check"
             ) from e
-        kinds: list[str] = [VerdictKind.INFRA.value] * len(snippets)
-        pending = list(range(len(snippets)))
-        for attempt in range(retries + 1):
-            if attempt:
-                await asyncio.sleep(2.0**attempt)
-            results = await transport.check([snippets[i] for i in pending], timeout=timeout)
-            for i, result in zip(pending, results, strict=True):
-                kinds[i] = verdict_from_result(result).kind.value
-            pending = [i for i in pending if kinds[i] == VerdictKind.INFRA]
-            if not pending:
-                break
-        return kinds
-    finally:
-        await transport.aclose()
+        # The snippet is its own formal statement: the statement's context (instances, definitions) is then allowed,
+        # exactly as when its proofs are verified later.
+        items = [VerifyItem(snippet, formal_statement=snippet, allow_sorry=True) for snippet in snippets]
+        return [verdict.kind.value for verdict in await verifier.verify(items)]
 
 
 def _run(coroutine: Coroutine[Any, Any, list[str]]) -> list[str]:

@@ -28,6 +28,8 @@ from kimina_verify.verdict import Positions, Verdict, VerdictKind, result_kind, 
 logger = logging.getLogger(__name__)
 
 DEFAULT_URL = "http://localhost:8000"
+SORRY_RULES = frozenset({"sorry", "admit", "sorry_ax"})
+"""Integrity rules that `VerifyItem(allow_sorry=True)` skips."""
 
 
 @dataclass(frozen=True)
@@ -38,11 +40,17 @@ class VerifyItem:
         code: The model's Lean code (its final `lean4` block); helper lemmas are kept.
         formal_statement: The dataset statement (with its header): its theorem must appear unchanged in `code`.
         theorem: Name of the theorem to check when there is no formal statement (default: every theorem).
+        allow_sorry: Elaborate code that may hold `sorry` (a statement check, a lemma sketch): the `sorry`, `admit`
+            and `sorryAx` rules are skipped, every other rule still applies, and elaborating code with `sorry` comes
+            back as `sorry` (a Lean error is still `lean_error`). Never set it for proofs you reward. The cache and
+            de-duplication apply as for proofs; they key on the code sent to Lean and its answer, which the flag
+            does not change (it only lets code with `sorry` through to Lean).
     """
 
     code: str
     formal_statement: str | None = None
     theorem: str | None = None
+    allow_sorry: bool = False
 
 
 @dataclass
@@ -251,6 +259,8 @@ class Verifier:
     def _prepare(self, item: VerifyItem) -> CheckCode | Verdict:
         code = LeanCode(item.code)
         violations = check_integrity(code, item.formal_statement, self.policy, theorem=item.theorem)
+        if item.allow_sorry:
+            violations = [v for v in violations if v.code not in SORRY_RULES]
         if violations:
             return Verdict.integrity(violations)
         return build_check_code(code, item.formal_statement, theorem=item.theorem, print_axioms=self.print_axioms)

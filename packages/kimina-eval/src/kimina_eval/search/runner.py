@@ -189,11 +189,9 @@ def run_search(
                 await verifier.health()
             except Exception as error:
                 raise VerificationUnavailable(f"no verification server at {verifier.url}: {error}") from error
-            backend = ServerBackend(verifier, api_key)
-            try:
-                runner = SearchRunner(config, search, engine, backend, out_dir, options=options, progress=progress)
-                return await runner.run()
-            finally:
-                await backend.aclose()
+            runner = SearchRunner(
+                config, search, engine, ServerBackend(verifier), out_dir, options=options, progress=progress
+            )
+            return await runner.run()
 
     return asyncio.run(main())
