@@ -19,6 +19,7 @@ from kimina_client.models import CheckRequest, CheckResponse, VerifyRequestBody,
 
 from kimina_verify.server import outcome as texts
 from kimina_verify.server.job import CheckSpec
+from kimina_verify.server.lean_env import describe_lean_env
 from kimina_verify.server.limits import BodySizeLimit
 from kimina_verify.server.metrics import Metrics
 from kimina_verify.server.outcome import CheckOutcome
@@ -77,6 +78,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
         openapi_url="/api/openapi.json",
     )
     app.state.settings = settings
+    lean_env = describe_lean_env(settings)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
 
     @app.post(
@@ -125,6 +127,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
                 "status": "ok",
                 "version": __version__,
                 "lean_version": settings.lean_version,
+                "lean_env": lean_env,
                 "repls": {"max": settings.max_repls, **pool.repl_states()},
                 "queue": {"depth": pool.queued, "max": settings.max_queue},
             }
