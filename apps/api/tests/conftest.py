@@ -90,12 +90,9 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def verifier() -> Iterator[dict[str, Any]]:
-    """Settings fields for the stand-in verification server (kimina-verify serve with lean-repl-sim REPLs).
-
-    lean-repl-sim does not answer `#print axioms`, so the client's axiom check is off against it.
-    """
+    """Settings fields for the stand-in verification server (kimina-verify serve with lean-repl-sim REPLs)."""
     with sim_server() as url:
-        yield {"verifier_url": url, "verifier_options": {"print_axioms": False}}
+        yield {"verifier_url": url}
 
 
 @pytest.fixture

@@ -40,20 +40,3 @@ def lean_url() -> Iterator[str]:
 def _repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
     """Recipes use paths relative to the repository root, where `uv run apps/train` runs."""
     monkeypatch.chdir(Path(__file__).resolve().parents[3])
-
-
-@pytest.fixture(scope="session")
-def sim_reports_axioms(lean_url: str) -> bool:
-    """Whether lean-repl-sim answers the `#print axioms` the verifier appends to every proof."""
-    from kimina_verify import verify_sync
-
-    (verdict,) = verify_sync(["theorem t : True := trivial"], url=lean_url, retries=0)
-    return verdict.ok
-
-
-@pytest.fixture
-def sim_axioms(sim_reports_axioms: bool) -> None:
-    if not sim_reports_axioms:
-        pytest.xfail(
-            "lean-repl-sim does not answer `#print axioms` yet (kimina-verify): every proof is axioms_unchecked"
-        )

@@ -75,15 +75,13 @@ def test_loopback_server_is_refused_for_several_nodes() -> None:
     assert result.status is Status.FAIL and "the other 1 node(s) cannot reach" in result.message
 
 
-def test_canary_against_the_stand_in_server(lean_url: str, sim_axioms: None) -> None:
+def test_canary_against_the_stand_in_server(lean_url: str) -> None:
     result = check_verifier(lean_url, timeout_s=30)
     assert result.status is Status.OK, result.message
     assert result.detail.endswith("canary valid/lean_error as expected")
 
 
-def test_canary_catches_a_server_that_accepts_a_false_theorem(
-    lean_url: str, sim_axioms: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_canary_catches_a_server_that_accepts_a_false_theorem(lean_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # Without its `-- sim: error` line the false theorem is accepted by lean-repl-sim, as by a broken real server.
     from kimina_train.preflight import verifier
 
@@ -95,9 +93,7 @@ def test_canary_catches_a_server_that_accepts_a_false_theorem(
     assert "a false theorem came back valid; rewards would pay for wrong proofs" in result.message
 
 
-def test_canary_catches_a_server_that_rejects_a_true_theorem(
-    lean_url: str, sim_axioms: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_canary_catches_a_server_that_rejects_a_true_theorem(lean_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from kimina_train.preflight import verifier
 
     broken = verifier.CANARY_VALID.replace("norm_num", "norm_num -- sim: error unknown package 'Mathlib'")

@@ -2,28 +2,9 @@
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from kimina_train.main import EXIT_OK, main
-
-
-@pytest.fixture
-def rewards_without_axiom_check(sim_reports_axioms: bool, monkeypatch: pytest.MonkeyPatch) -> bool:
-    """Turn kimina-rl's axiom check off while lean-repl-sim cannot answer `#print axioms`; True when it did that."""
-    if sim_reports_axioms:
-        return False
-    from kimina_rl import service
-
-    build = service._build_verifier
-
-    def without_axioms(settings: Any) -> Any:
-        verifier = build(settings)
-        verifier.print_axioms = False
-        return verifier
-
-    monkeypatch.setattr(service, "_build_verifier", without_axioms)
-    return True
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +19,6 @@ def _run_smoke(run_dir: Path, *extra: str) -> int:
 def test_smoke_rehearses_one_rl_step_on_cpu(
     tmp_path: Path,
     shared_env: dict[str, str],
-    rewards_without_axiom_check: bool,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -46,8 +26,7 @@ def test_smoke_rehearses_one_rl_step_on_cpu(
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("KIMINA_LEAN_WORKSPACE", raising=False)
     run = tmp_path / "smoke"
-    extra = ["kimina.verifier.canary=false"] if rewards_without_axiom_check else []
-    assert _run_smoke(run, *extra) == EXIT_OK
+    assert _run_smoke(run) == EXIT_OK
     out = " ".join(capsys.readouterr().err.split())
 
     # The stand-in verifier is announced loudly, on screen and in the run folder.
@@ -102,7 +81,7 @@ def test_smoke_rehearses_one_rl_step_on_cpu(
 
 
 def test_the_canary_passes_against_the_started_stand_in(
-    tmp_path: Path, shared_env: dict[str, str], sim_axioms: None, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, shared_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for key, value in shared_env.items():
         monkeypatch.setenv(key, value)

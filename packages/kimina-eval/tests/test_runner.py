@@ -14,8 +14,7 @@ from kimina_eval.testing import ScriptedEngine
 from kimina_verify import LeanMessage, Verdict, VerdictKind
 
 FAST = RunOptions(batch_problems=2, infra_retries=1, retry_delay_s=0)
-# lean-repl-sim does not answer `#print axioms` (yet), so the axiom check would reject every proof it accepts.
-VERIFIER = {"retries": 0, "timeout": 5, "print_axioms": False}
+VERIFIER = {"retries": 0, "timeout": 5}
 
 
 class Counting:

@@ -19,8 +19,7 @@ from kimina_eval.store import load_records
 from kimina_eval.testing import ScriptedEngine, reply_by_pattern
 from kimina_verify import Verdict, Verifier, VerifyItem
 
-# lean-repl-sim does not answer `#print axioms` yet, so the axiom check would reject every proof it accepts.
-VERIFIER: dict[str, Any] = {"retries": 0, "timeout": 5, "print_axioms": False}
+VERIFIER: dict[str, Any] = {"retries": 0, "timeout": 5}
 FAST = {"infra_retries": 0, "retry_delay_s": 0.0}
 NAME = "amc12a_2015_p10"  # the scenario fixture's problem (see conftest.py)
 

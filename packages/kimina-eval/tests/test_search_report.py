@@ -10,7 +10,7 @@ from kimina_eval.search import SearchConfig, run_search, summarize_search
 from kimina_eval.store import SampleRecord, SampleWriter
 from kimina_eval.summary import summarize
 
-VERIFIER: dict[str, Any] = {"retries": 0, "timeout": 5, "print_axioms": False}  # lean-repl-sim has no #print axioms
+VERIFIER: dict[str, Any] = {"retries": 0, "timeout": 5}
 SEARCH = SearchConfig(rounds=3, proposals_per_round=1, negation_samples=1, lemma_samples=2, sample_budget=64)
 
 

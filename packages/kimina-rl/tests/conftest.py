@@ -91,29 +91,9 @@ def sim_url() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="session")
-def sim_reports_axioms(sim_url: str) -> bool:
-    """Whether the stand-in answers `#print axioms` (which the verifier appends to every proof)."""
-    from kimina_verify import verify_sync
-
-    (verdict,) = verify_sync(["theorem t : True := trivial"], url=sim_url, retries=0)
-    return verdict.ok
-
-
 @pytest.fixture
-def lean_server(sim_url: str, sim_reports_axioms: bool, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The stand-in's URL, with the axiom check off in kimina-rl's verifiers when the stand-in cannot answer it."""
-    if not sim_reports_axioms:
-        from kimina_rl import service
-
-        build = service._build_verifier
-
-        def without_axioms(settings: Any) -> Any:
-            verifier = build(settings)
-            verifier.print_axioms = False
-            return verifier
-
-        monkeypatch.setattr(service, "_build_verifier", without_axioms)
+def lean_server(sim_url: str) -> str:
+    """The stand-in's URL (it answers the `#print axioms` the verifier appends, so the axiom check stays on)."""
     return sim_url
 
 
