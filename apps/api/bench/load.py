@@ -129,7 +129,6 @@ def run(requests: int = 200, concurrency: int = 16, warmup: int = 32, n: int = 1
     with sim_server() as verifier_url:
         settings = Settings(
             verifier_url=verifier_url,
-            verifier_options={"print_axioms": False},  # lean-repl-sim does not answer `#print axioms`
             max_concurrency=concurrency,
             max_queue=4 * concurrency,
         )
