@@ -21,16 +21,17 @@ _COMMENT_OR_STRING = re.compile(r'--|/-|"')
 _BLOCK_COMMENT_TOKEN = re.compile(r"/-|-/")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 # Does a line start a header command or a declaration? If no line does, the snippet is plain tactics. Matched
-# against "\n" + code: the leading newline lets the regex engine jump from line start to line start.
+# against "\n" + code: the leading newline lets the regex engine jump from line start to line start. The indent is
+# taken whole, as an atomic group would (`(?=(...))\1`), so the words are not tried again after each shorter indent.
 _STRUCTURE = re.compile(
-    r"\n[ \t]*(?:@\[|#check\b|(?:"
+    r"\n(?=([ \t]*))\1(?:@\[|#check\b|(?:"
     + "|".join(sorted(_HEADER_WORDS - {"#check"} | _DECL_WORDS | _DECL_MODIFIERS))
     + r")(?![\w'.]))"
 )
 _ATTRIBUTE = re.compile(r"@\[[^\]\n]*\]\s*")
-_WHITESPACE = re.compile(r"\s+")
 # A space next to a symbol carries no meaning in Lean (`x^2` is `x ^ 2`); one between two name characters does.
-_SPACE_NEXT_TO_SYMBOL = re.compile(r" (?=[^\w\s'.?!])|(?<=[^\w\s'.?!]) ")
+# Written to start with the space, so the regex engine jumps from space to space.
+_SPACE_BETWEEN_NAMES = re.compile(r" (?=[\w'.?!])(?<=[\w'.?!] )")
 _LEMMA_KEYWORD = re.compile(r"(?<![\w'.?!])lemma(?= )")
 
 
@@ -249,7 +250,10 @@ def normalise_lean(text: str) -> str:
     `x^2 ≤ 4` and `x ^ 2  ≤  4` normalise alike, while `x y` and `xy` stay different. `lemma` is spelled `theorem`
     (Mathlib treats them alike).
     """
-    text = _SPACE_NEXT_TO_SYMBOL.sub("", _WHITESPACE.sub(" ", text)).strip()
+    # Runs of whitespace become one space; the spaces between names are kept (as newlines, which no longer occur
+    # in the text) while every other space is deleted. Substituting only the few meaningful spaces, rather than
+    # every meaningless one, keeps the regex work small.
+    text = _SPACE_BETWEEN_NAMES.sub("\n", " ".join(text.split())).replace(" ", "").replace("\n", " ")
     return _LEMMA_KEYWORD.sub("theorem", text) if "lemma" in text else text
 
 

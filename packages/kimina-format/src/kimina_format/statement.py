@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from kimina_format.lean_source import LeanParts, normalise_lean, split_lean
 
-_TRAILING_PROOF = re.compile(r"(?:(?<![\w'.?!])(?:by|sorry)\s*)+$")
+_PROOF_WORDS = ("by", "sorry")
 _NAME_CHAR = re.compile(r"[\w'.?!]")
 
 
@@ -22,7 +22,7 @@ def statement_key(formal_statement: str) -> tuple[str, bool] | None:
     parts = split_lean(formal_statement)
     if not parts.statements:
         return None
-    key = _TRAILING_PROOF.sub("", normalise_lean(parts.code[parts.declarations_start :]))
+    key = _without_trailing_proof(normalise_lean(parts.code[parts.declarations_start :]))
     if not key.endswith(":="):
         key = normalise_lean(key + " :=")
     return key, len(parts.statements) == 1
@@ -49,6 +49,17 @@ def statement_matches(final: LeanParts, formal_statement: str) -> bool:
     while start != -1 and not _starts_name(code, start):
         start = code.find(key, start + 1)
     return start != -1
+
+
+def _without_trailing_proof(text: str) -> str:
+    """`text` without the `by`, `sorry` and `by sorry` words at its end (whole words only)."""
+    start = len(text)
+    while True:
+        rest = text[:start].rstrip()
+        word = next((w for w in _PROOF_WORDS if rest.endswith(w) and _starts_name(rest, len(rest) - len(w))), None)
+        if word is None:
+            return text[:start]
+        start = len(rest) - len(word)
 
 
 def _ends_with(signature: str, key: str) -> bool:
