@@ -166,6 +166,7 @@ def test_export_writes_the_columns_verl_reads(loaded: datasets.Dataset, tmp_path
     assert not list(tmp_path.glob("*.partial"))
 
 
+@pytest.mark.cross
 def test_the_split_in_extra_info_tells_kimina_rl_which_rows_are_held_out(loaded: datasets.Dataset) -> None:
     """kimina-rl keeps rollouts of rows whose `extra_info.split` is a held-out split out of its win-rate history."""
     scoring = pytest.importorskip("kimina_rl.scoring", reason="kimina-rl is not installed here")
@@ -190,6 +191,7 @@ def test_a_statement_with_only_a_comment_above_it_is_exported_under_the_default_
     assert "```lean4\nimport Mathlib\nimport Aesop\n" in row["prompt"][1]["content"]
 
 
+@pytest.mark.cross
 def test_export_reads_in_verls_own_dataset_class(loaded: datasets.Dataset, tmp_path: Path) -> None:
     """verl's `RLHFDataset` reads the file and hands the reward loop what it needs: the contract, checked by verl."""
     rl_dataset = pytest.importorskip("verl.utils.dataset.rl_dataset", reason="verl is not installed here")

@@ -75,6 +75,7 @@ def test_pass_at_k_rejects_impossible_counts() -> None:
         best_at_k(4, 1, 0)
 
 
+@pytest.mark.cross
 def test_best_at_k_matches_verls_own_bootstrap() -> None:
     metric_utils = pytest.importorskip("verl.trainer.ppo.metric_utils", reason="verl is not installed here")
     np = pytest.importorskip("numpy")
