@@ -71,7 +71,7 @@ def tests(session: nox.Session, package: str) -> None:
 
 @nox.session
 def e2e(session: nox.Session) -> None:
-    """Cross-package tests in the root tests/ folder, with every package installed."""
+    """Cross-package tests (the root tests/ folder and every `cross`-marked test), with every package installed."""
     uv_sync(session, "--all-packages", "--group", "test")
     # Exit code 5 means no test was collected: acceptable here only, where the folder may hold none for a filter.
     session.run("pytest", "tests", *session.posargs, success_codes=[0, 5])
