@@ -12,13 +12,14 @@ import string
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
 from kimina_format.lean_source import Comment, non_space_length, split_lean
 from kimina_format.parsing import Completion
 from kimina_format.statement import statement_matches
-from kimina_format.tactics import iou, tactic_invocations, tactic_names
+from kimina_format.tactics import iou, tactics_used
 
 # Near-duplicate key of a reasoning line: ASCII case folded, spaces and digits deleted. Working on bytes keeps it to
 # one C-level pass over the text, whatever its size.
@@ -119,7 +120,8 @@ def measure(
     code = completion.code
     final = split_lean(code) if code is not None else None
 
-    tactics_comment_chars = non_space_length("".join(c.text for b in blocks for c in b.comments))
+    commented = [b.comments for b in blocks if b.comments]
+    tactics_comment_chars = non_space_length("".join(c.text for comments in commented for c in comments))
     metrics: dict[str, Any] = {
         "chars": len(text),
         "tokens": tokens,
@@ -137,18 +139,18 @@ def measure(
     if final is None:
         return FormatMetrics(**metrics)
 
-    proof_comment_chars = non_space_length("".join(c.text for c in final.body_comments))
-    think_body = [line for b in blocks for line in b.body]
-    think_names, final_names = tactic_names(think_body), tactic_names(final.body)
+    body_comments = final.body_comments
+    proof_comment_chars = non_space_length("".join(c.text for c in body_comments))
+    think_names, think_invocations = tactics_used(line for b in blocks for line in b.body)
+    final_names, final_invocations = tactics_used(final.body)
     metrics.update(
         code_lines=final.code_lines,
         proof_lines=len(final.body),
         proof_comment_chars=proof_comment_chars,
         proof_comment_density=_density(proof_comment_chars, non_space_length("".join(final.body))),
-        boilerplate_comments=_boilerplate_count(final.body_comments)
-        + sum(_boilerplate_count(b.comments) for b in blocks),
+        boilerplate_comments=sum(map(_boilerplate_count, commented), _boilerplate_count(body_comments)),
         tactic_name_iou=iou(think_names, final_names),
-        tactic_line_iou=iou(tactic_invocations(think_body), tactic_invocations(final.body)),
+        tactic_line_iou=iou(think_invocations, final_invocations),
         tactic_name_coverage=len(think_names & final_names) / len(final_names) if final_names else 1.0,
         statement_match=None if formal_statement is None else statement_matches(final, formal_statement),
     )
@@ -169,12 +171,19 @@ def line_repetition(reasoning: str, min_chars: int) -> Repetition:
     Two lines are near-duplicates when they are equal after ASCII case folding and deleting spaces and digits, so
     `Case n = 3: 9 > 8` and `case n=4: 16 > 15` match. Lines shorter than `min_chars` after that are ignored.
     """
-    keys = line_keys(reasoning)
-    # Count every line first (in C), then look only at the distinct long ones.
-    long_counts = [n for key, n in Counter(keys).items() if len(key) >= min_chars]
+    keys = reasoning.encode().translate(_KEY_TABLE, _KEY_DELETE)
+    # Only the long lines are counted: a regex finds them without making an object of every short line.
+    long_counts = Counter(_long_lines(min_chars).findall(b"\n" + keys)).values()
+    lines = keys.count(b"\n") + 1
     if not long_counts:
-        return Repetition(0, 0.0, len(keys))
-    return Repetition(max(long_counts), 1.0 - len(long_counts) / sum(long_counts), len(keys))
+        return Repetition(0, 0.0, lines)
+    return Repetition(max(long_counts), 1.0 - len(long_counts) / sum(long_counts), lines)
+
+
+@lru_cache
+def _long_lines(min_chars: int) -> re.Pattern[bytes]:
+    """Matches each line of at least `min_chars` bytes, from the newline before it."""
+    return re.compile(rb"\n([^\n]{%d,})" % max(min_chars, 0))
 
 
 def line_keys(text: str) -> list[bytes]:

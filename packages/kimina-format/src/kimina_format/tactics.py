@@ -9,6 +9,7 @@ and the continuation lines of long terms. A tactic *invocation* is a proof line 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import compress
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -42,12 +43,12 @@ _TO_WORDS = bytes(c if c in _NAME_CHARS else 32 for c in range(256))
 _TACTIC_WORDS = frozenset(name.encode() for name in TACTIC_NAMES)
 # Characters that carry no tactic on their own: a line made only of these (`)`, `}`, `<;>`) is not an invocation.
 _TRIVIAL_CHARS = b"()[]{}.,;<>|=:"
+_BULLET = "·".encode()
 
 
 def tactic_names(lines: Iterable[str]) -> frozenset[str]:
     """The set of known tactic names used in `lines` of comment-free Lean proof text."""
-    words = "\n".join(lines).encode().translate(_TO_WORDS).split()
-    return frozenset(word.decode() for word in _TACTIC_WORDS.intersection(words))
+    return _names("\n".join(lines).encode())
 
 
 def tactic_invocations(lines: Iterable[str]) -> frozenset[bytes]:
@@ -57,9 +58,26 @@ def tactic_invocations(lines: Iterable[str]) -> frozenset[bytes]:
     `nlinarith [sq_nonneg (x - 1)]` one invocation; merging `x y` into `xy` cannot matter for a similarity score.
     The lines are UTF-8 bytes: only their equality matters.
     """
-    squeezed = "\n".join(lines).replace("·", "").encode().translate(None, b" \t")
-    substance = squeezed.translate(None, _TRIVIAL_CHARS).split(b"\n")
-    return frozenset(line for line, rest in zip(squeezed.split(b"\n"), substance, strict=True) if rest)
+    return _invocations("\n".join(lines).encode())
+
+
+def tactics_used(lines: Iterable[str]) -> tuple[frozenset[str], frozenset[bytes]]:
+    """`tactic_names(lines)` and `tactic_invocations(lines)` at once, sharing the work."""
+    data = "\n".join(dict.fromkeys(lines)).encode()  # a repeated line adds nothing to either set
+    return _names(data), _invocations(data)
+
+
+def _names(data: bytes) -> frozenset[str]:
+    """`tactic_names` of UTF-8 proof lines joined by newlines."""
+    words = data.translate(_TO_WORDS).split()
+    return frozenset(word.decode() for word in _TACTIC_WORDS.intersection(words))
+
+
+def _invocations(data: bytes) -> frozenset[bytes]:
+    """`tactic_invocations` of UTF-8 proof lines joined by newlines."""
+    squeezed = data.replace(_BULLET, b"").translate(None, b" \t")
+    # A line is kept when something other than brackets and separators remains; deleting those keeps the line count.
+    return frozenset(compress(squeezed.split(b"\n"), squeezed.translate(None, _TRIVIAL_CHARS).split(b"\n")))
 
 
 def iou(a: frozenset[T], b: frozenset[T]) -> float:
