@@ -95,26 +95,24 @@ def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list
                 f"{m.tactic_blocks} ```tactics blocks in the thinking, need {config.min_tactic_blocks}",
             )
         )
-    if config.min_tactic_block_lines is not None:
-        least = config.min_tactic_block_lines
+    least = config.min_tactic_block_lines
+    if least is not None and m.tactic_block_lines and min(m.tactic_block_lines) < least:
         short = [i for i, n in enumerate(m.tactic_block_lines, 1) if n < least]
-        if short:
-            lacking = "no line of code" if least == 1 else f"fewer than {least} lines of code"
-            verb = "has" if len(short) == 1 else "have"
-            violations.append(
-                Violation(Code.TACTIC_BLOCK_TOO_SHORT, f"{_blocks(short)} of {m.tactic_blocks} {verb} {lacking}")
-            )
+        lacking = "no line of code" if least == 1 else f"fewer than {least} lines of code"
+        verb = "has" if len(short) == 1 else "have"
+        violations.append(
+            Violation(Code.TACTIC_BLOCK_TOO_SHORT, f"{_blocks(short)} of {m.tactic_blocks} {verb} {lacking}")
+        )
     limit = max_tactic_block_lines(m.proof_lines, config)
-    if limit is not None and c.code is not None:  # without a final proof there is nothing to measure against
+    longest = max(m.tactic_block_proof_lines, default=0)
+    if limit is not None and longest > limit and c.code is not None:  # without a final proof, nothing to compare to
         long = [i for i, n in enumerate(m.tactic_block_proof_lines, 1) if n > limit]
-        if long:
-            longest = max(m.tactic_block_proof_lines)
-            violations.append(
-                Violation(
-                    Code.TACTIC_BLOCK_TOO_LONG,
-                    f"{_blocks(long)} longer than {limit} proof lines (longest {longest}; the final proof has {m.proof_lines})",
-                )
+        violations.append(
+            Violation(
+                Code.TACTIC_BLOCK_TOO_LONG,
+                f"{_blocks(long)} longer than {limit} proof lines (longest {longest}; the final proof has {m.proof_lines})",
             )
+        )
     return violations
 
 
@@ -160,13 +158,12 @@ def alignment(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vio
     """Rule 6: the tactic blocks use the final proof's tactics (coverage) and not mostly others (IoU)."""
     if c.code is None:
         return []
-    scores = f"name IoU {m.tactic_name_iou:.2f}, name coverage {m.tactic_name_coverage:.2f}, line IoU {m.tactic_line_iou:.2f}"
     least = config.min_tactic_name_iou
     if least is not None and m.tactic_name_iou < least:
         return [
             Violation(
                 Code.MISALIGNED_TACTICS,
-                f"the tactic blocks and the final proof use different tactics ({scores}; need IoU {least:.2f})",
+                f"the tactic blocks and the final proof use different tactics ({_scores(m)}; need IoU {least:.2f})",
             )
         ]
     least = config.min_tactic_name_coverage
@@ -174,10 +171,14 @@ def alignment(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vio
         return [
             Violation(
                 Code.MISALIGNED_TACTICS,
-                f"the final proof's tactics are mostly missing from the tactic blocks ({scores}; need coverage {least:.2f})",
+                f"the final proof's tactics are mostly missing from the tactic blocks ({_scores(m)}; need coverage {least:.2f})",
             )
         ]
     return []
+
+
+def _scores(m: FormatMetrics) -> str:
+    return f"name IoU {m.tactic_name_iou:.2f}, name coverage {m.tactic_name_coverage:.2f}, line IoU {m.tactic_line_iou:.2f}"
 
 
 def statement(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
