@@ -163,7 +163,11 @@ def split_lean(source: str) -> LeanParts:
     code, comments = strip_comments(source)
     if _STRUCTURE.search("\n" + code) is None:
         # Most tactic blocks are plain tactics: every non-blank line is proof (and this path is much faster).
-        body = tuple(filter(None, map(str.strip, code.split("\n"))))
+        if "\n" in code:
+            body = tuple(filter(None, map(str.strip, code.split("\n"))))
+        else:  # a one-line block, the most common kind
+            line = code.strip()
+            body = (line,) if line else ()
         return LeanParts(source, code, comments, (), (), body, ((0, len(code)),) if body else (), len(code), len(body))
     header: list[str] = []
     statements: list[str] = []

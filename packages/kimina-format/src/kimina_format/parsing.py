@@ -21,6 +21,9 @@ LEAN_LANGUAGES = ("lean4", "lean")
 # for the line start bounded, so a megabyte-long line full of backticks is still scanned in linear time.
 _MAX_FENCE_INDENT = 16
 _TICKS = re.compile("`+")
+# A fence of exactly three backticks at the start of its line, with its info string; or (no `info` group) any other
+# ```` ``` ````. It is written to start with the backticks, so the regex engine skips the prose between fences in C.
+_PLAIN_FENCE = re.compile(r"```(?:(?<![^\n]```)(?!`)(?P<info>[^\n]*))?")
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
 
@@ -229,6 +232,40 @@ def _scan_blocks(text: str, start: int, end: int) -> list[Block]:
     block, a fence line that carries an info string (```` ```lean4 ````) is content, not a close, exactly as a
     Markdown renderer shows it. A block still open at `end` is returned with `closed=False`.
     """
+    blocks = _scan_plain_fences(text, start, end)
+    return blocks if blocks is not None else _scan_any_fences(text, start, end)
+
+
+def _scan_plain_fences(text: str, start: int, end: int) -> list[Block] | None:
+    """`_scan_blocks` for the usual text, where every ```` ``` ```` is a fence of three backticks starting its line.
+
+    One regex pass finds the fences. Returns None, leaving the region to `_scan_any_fences`, at the first ```` ``` ````
+    that is indented, longer, or inside a line (where the exact rules for the line's start and length apply).
+    """
+    blocks: list[Block] = []
+    opened = False
+    open_start = body_start = 0
+    language = ""
+    for fence in _PLAIN_FENCE.finditer(text, start, end):
+        info = fence["info"]
+        if info is None:
+            return None
+        info = info.strip()
+        if not opened:
+            if "`" not in info:  # CommonMark: a backtick fence's info string holds no backtick
+                opened, open_start, body_start = True, fence.start(), min(fence.end() + 1, end)
+                language = info.split(None, 1)[0].lower() if info else ""
+        elif not info:
+            body = text[body_start : max(body_start, fence.start() - 1)]
+            blocks.append(Block(language, body, open_start, fence.end(), body_start, True))
+            opened = False
+    if opened:
+        blocks.append(Block(language, text[body_start:end], open_start, end, body_start, False))
+    return blocks
+
+
+def _scan_any_fences(text: str, start: int, end: int) -> list[Block]:
+    """`_scan_blocks` for any text: each ```` ``` ```` is checked for the start of its line, its indent and length."""
     blocks: list[Block] = []
     opened = False
     open_start = body_start = open_ticks = 0
