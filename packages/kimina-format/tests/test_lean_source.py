@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from kimina_format.lean_source import normalise_lean, split_lean, strip_comments
 from kimina_format.statement import statement_key
 from kimina_format.tactics import iou, tactic_invocations, tactic_names
@@ -109,3 +110,14 @@ def test_iou() -> None:
     assert iou(frozenset("ab"), frozenset("bc")) == 1 / 3
     assert iou(frozenset(), frozenset()) == 1.0
     assert iou(frozenset("a"), frozenset()) == 0.0
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("tail", ["", " x"])
+def test_statement_key_is_linear_in_a_long_run_of_proof_words(tail: str) -> None:
+    # The trailing `by sorry` is stripped word by word from the end; each word must cost the same however many follow.
+    statement = "theorem t : True := " + "by sorry " * 100_000 + tail
+    key = statement_key(statement)
+    assert key is not None
+    # Without a tail every word goes; after `x`, none is trailing and the key gets its own `:=`.
+    assert key[0] == ("theorem t:True:=" if not tail else normalise_lean(statement + " :="))

@@ -52,14 +52,16 @@ def statement_matches(final: LeanParts, formal_statement: str) -> bool:
 
 
 def _without_trailing_proof(text: str) -> str:
-    """`text` without the `by`, `sorry` and `by sorry` words at its end (whole words only)."""
-    start = len(text)
+    """`text` without the `by` and `sorry` words (and the whitespace after them) at its end; whole words only."""
+    end = len(text)  # what is kept: text[:end]
     while True:
-        rest = text[:start].rstrip()
-        word = next((w for w in _PROOF_WORDS if rest.endswith(w) and _starts_name(rest, len(rest) - len(w))), None)
+        stop = end
+        while stop and text[stop - 1].isspace():
+            stop -= 1
+        word = next((w for w in _PROOF_WORDS if text.endswith(w, 0, stop) and _starts_name(text, stop - len(w))), None)
         if word is None:
-            return text[:start]
-        start = len(rest) - len(word)
+            return text[:end]
+        end = stop - len(word)
 
 
 def _ends_with(signature: str, key: str) -> bool:
