@@ -41,6 +41,21 @@ def lean_url() -> Iterator[str]:
         yield url
 
 
+class JSONHandler(BaseHTTPRequestHandler):
+    """A quiet request handler that answers with JSON; the loopback doubles below build on it."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _send(self, status: int, payload: dict[str, Any]) -> None:
+        body = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
 @dataclass
 class FakeOpenAI:
     """State of the fake server: what it answers, what it saw, and how many requests should fail first."""
@@ -57,18 +72,7 @@ def fake_openai() -> Iterator[FakeOpenAI]:
     """A loopback OpenAI-compatible server whose completions echo the request, so tests can check the wiring."""
     state = FakeOpenAI(url="")
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            body = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
+    class Handler(JSONHandler):
         def do_GET(self) -> None:
             if self.path == "/v1/models":
                 self._send(200, {"object": "list", "data": [{"id": "tiny-prover", "object": "model"}]})
@@ -141,18 +145,7 @@ def lean_server() -> Iterator[FakeLean]:
     """
     state = FakeLean(url="")
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            body = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
+    class Handler(JSONHandler):
         def do_GET(self) -> None:
             self._send(200, {"status": "ok", "lean_env": "stand-in"})
 
