@@ -16,10 +16,11 @@ import logging
 import os
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from kimina_format import FormatVerdict, check_format
 from kimina_format.prompts import TemplateName, build_fix_messages, build_messages
@@ -35,6 +36,21 @@ logger = logging.getLogger(__name__)
 
 class VerificationUnavailable(RuntimeError):
     """The verification server cannot be reached, so no attempt can be graded."""
+
+
+@asynccontextmanager
+async def connected_verifier(url: str | None, api_key: str | None, **options: Any) -> AsyncIterator[Verifier]:
+    """Open a `kimina_verify.Verifier` and check that its server answers before any work starts.
+
+    Raises:
+        VerificationUnavailable: If the verification server does not answer ``/health``.
+    """
+    async with Verifier(url, api_key, **options) as verifier:
+        try:
+            await verifier.health()
+        except Exception as error:
+            raise VerificationUnavailable(f"no verification server at {verifier.url}: {error}") from error
+        yield verifier
 
 
 class VerifierLike(Protocol):
@@ -352,11 +368,7 @@ def run_eval(
     """
 
     async def main() -> RunProgress:
-        async with Verifier(url, api_key, **verifier_options) as verifier:  # type: ignore[arg-type]
-            try:
-                await verifier.health()
-            except Exception as error:
-                raise VerificationUnavailable(f"no verification server at {verifier.url}: {error}") from error
+        async with connected_verifier(url, api_key, **verifier_options) as verifier:
             runner = Runner(config, engine, verifier, out_dir, options=options, progress=progress)
             return await runner.run()
 

@@ -13,12 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from kimina_verify import Verifier
-
 from kimina_eval.config import SAMPLES_FILE, ConfigError, RunConfig, check_resumable, load_config, save_config
 from kimina_eval.dataset import load_problems
 from kimina_eval.engines.base import Engine
-from kimina_eval.runner import VerificationUnavailable
+from kimina_eval.runner import connected_verifier
 from kimina_eval.search.config import (
     LOG_FILE,
     SearchConfig,
@@ -184,11 +182,7 @@ def run_search(
     """
 
     async def main() -> SearchProgress:
-        async with Verifier(url, api_key, **verifier_options) as verifier:  # type: ignore[arg-type]
-            try:
-                await verifier.health()
-            except Exception as error:
-                raise VerificationUnavailable(f"no verification server at {verifier.url}: {error}") from error
+        async with connected_verifier(url, api_key, **verifier_options) as verifier:
             runner = SearchRunner(
                 config, search, engine, ServerBackend(verifier), out_dir, options=options, progress=progress
             )
