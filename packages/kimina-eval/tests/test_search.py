@@ -279,13 +279,100 @@ async def test_test_time_rl_hook_is_skipped_without_a_gpu_and_gets_the_round_oth
 
     await search(dataset, scenario.prover(), lean, tmp_path / "hook", ttrl=batches.append, ttrl_needs_gpu=False)
     [batch] = batches
-    assert (batch.problem, batch.round) == (NAME, 1)
-    [(statement, proof)] = batch.lemmas
-    assert statement.startswith("theorem key_factor") and "nlinarith [h₂]" in proof
+    assert (batch.problem, batch.round, batch.model, batch.template) == (NAME, 1, "scripted", "rl")
+    assert batch.formal_statement == scenario.row["header"] + scenario.row["formal_statement"]
+    assert batch.header == scenario.row["header"] and batch.informal
+    [lemma] = batch.lemmas
+    assert lemma.name == "key_factor" and lemma.formal_statement.startswith("theorem key_factor (x y : ℤ)")
+    assert lemma.formal_statement.endswith(":= by") and "nlinarith [h₂]" in lemma.proof
+    assert "import" not in lemma.formal_statement + lemma.proof
     rewards = [(s.kind, s.reward) for s in batch.samples]
     # Proposals are not graded, so they are not training samples.
     assert rewards == [("attempt", 0.0)] * 2 + [("negation", 0.0), ("negation", 1.0)] + [("lemma", 1.0)] * 2
     assert batch.samples[0].prompt[-1]["content"].startswith("Think about and solve")
+    assert batch.samples[0].formal_statement == batch.formal_statement
+    assert batch.samples[-1].formal_statement == batch.header + lemma.formal_statement
+    [called] = [e for e in events(tmp_path / "hook") if e["step"] == "ttrl"]
+    assert called["called"] and called["samples"] == 6 and "model" not in called
+
+
+class Models:
+    """A reload factory for the search: one scripted prover per model, and a record of what was loaded and closed."""
+
+    def __init__(self, scenario: Any) -> None:
+        self.scenario = scenario
+        self.loaded: list[str] = []
+        self.closed: list[str] = []
+        self.engines: dict[str, list[ScriptedEngine]] = {}
+
+    def engine(self, model: str) -> ScriptedEngine:
+        engine = self.scenario.prover()
+        engine.close = lambda: self.closed.append(model)  # type: ignore[attr-defined]
+        self.engines.setdefault(model, []).append(engine)
+        return engine
+
+    def reload(self, model: str) -> ScriptedEngine:
+        self.loaded.append(model)
+        return self.engine(model)
+
+
+async def test_the_next_round_samples_from_the_model_the_hook_trained(
+    scenario: Any, lean: Spy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("INFO", "kimina_eval")
+    models = Models(scenario)
+    batches: list[TTRLBatch] = []
+
+    def hook(batch: TTRLBatch) -> str:
+        batches.append(batch)
+        assert models.closed == ["scripted"]  # the GPU was freed for training
+        return f"{tmp_path}/trained-round-{batch.round}"
+
+    for module in ("loop", "runner"):  # as on a GPU host
+        monkeypatch.setattr(f"kimina_eval.search.{module}.gpu_missing", lambda: None)
+    base = models.engine("scripted")
+    options = {"ttrl": hook, "reload": models.reload, "concurrent_problems": 4}
+    result = await search(scenario.dataset, base, lean, tmp_path / "run", **options)
+    trained = f"{tmp_path}/trained-round-1"
+    assert result.solved and result.rounds == 2
+    assert "problems are searched one at a time" in caplog.text  # they would otherwise share a model in training
+    assert [b.model for b in batches] == ["scripted"]
+    # Round 1 sampled from the run's model; round 2 from the trained one, loaded once, after the hook returned.
+    assert completions(base) == 7 and models.loaded == [trained]
+    [after] = models.engines[trained]
+    assert completions(after) == 2 and all(
+        "theorem key_factor" in prompts[0][-1]["content"] for prompts, _, _ in after.calls
+    )
+    [event] = [e for e in events(tmp_path / "run") if e["step"] == "ttrl"]
+    assert event["model"] == trained and event["from_model"] == "scripted"
+
+    # Resumed with nothing left to sample, the trained model is not loaded for nothing.
+    models.loaded.clear()
+    again = await search(scenario.dataset, models.engine("scripted"), lean, tmp_path / "run", **options)
+    assert again.solved and models.loaded == [] and len(batches) == 1
+
+
+async def test_a_search_whose_hook_fails_goes_on_with_its_model(scenario: Any, lean: Spy, tmp_path: Path) -> None:
+    models = Models(scenario)
+
+    def hook(batch: TTRLBatch) -> str:
+        raise RuntimeError("verl exited with code 1; see train.log")
+
+    base = models.engine("scripted")
+    options = {"ttrl": hook, "reload": models.reload, "ttrl_needs_gpu": False}
+    result = await search(scenario.dataset, base, lean, tmp_path, **options)
+    assert result.solved and models.loaded == [] and models.closed == []
+    [event] = [e for e in events(tmp_path) if e["step"] == "ttrl"]
+    assert event["failed"] == "RuntimeError: verl exited with code 1; see train.log" and "model" not in event
+
+
+async def test_without_reload_the_engine_keeps_its_model(
+    scenario: Any, lean: Spy, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    base = scenario.prover()
+    result = await search(scenario.dataset, base, lean, tmp_path, ttrl=lambda batch: "trained", ttrl_needs_gpu=False)
+    assert result.solved and completions(base) == 9
+    assert "keeps sampling from scripted, not trained" in caplog.text
 
 
 def test_run_search_against_a_server(scenario: Any, lean_url: str, tmp_path: Path) -> None:

@@ -99,9 +99,61 @@ def test_search_command_end_to_end_with_the_tiny_model(
     assert (tmp_path / "search.jsonl").read_text() == before
 
 
+HOOK_MODULE = """
+import shutil
+from pathlib import Path
+
+setups, batches = [], []
+
+
+def factory(setup):
+    if "steps" not in setup.options:
+        raise ValueError("this factory wants --ttrl-option steps=N")
+    setups.append(setup)
+
+    def hook(batch):
+        batches.append(batch)
+        trained = setup.out_dir / "ttrl" / f"{batch.problem}-{batch.round}"
+        shutil.copytree(batch.model, trained)  # stands in for a training run's checkpoint
+        return str(trained)
+
+    return hook
+"""
+
+
+def test_search_command_hands_rounds_to_a_hook_factory_and_loads_what_it_trained(
+    tiny_model: Path, lean_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "my_ttrl_hook.py").write_text(HOOK_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import my_ttrl_hook  # type: ignore[import-not-found]
+
+    out = tmp_path / "run"
+    argv = ["search", "--model", str(tiny_model), "--lean-url", lean_url, "--limit", "2", "--n", "1", "--out", str(out)]
+    argv += ["--rounds", "2", "--proposals", "1", "--max-tokens", "8", "--seed", "0", "--engine-option", "device=cpu"]
+    argv += ["--ttrl", "my_ttrl_hook:factory", "--ttrl-option", "steps=3", "--ttrl-on-cpu"]
+    assert main(argv) == 0
+    [setup] = my_ttrl_hook.setups
+    assert (setup.model, setup.engine, setup.out_dir, setup.lean_url) == (
+        str(tiny_model),
+        "transformers",
+        out,
+        lean_url,
+    )
+    assert setup.options == {"steps": "3"}
+    # Each problem's round 1 samples from the run's model, and its round 2 from what its own hook call returned.
+    assert [(b.round, b.model) for b in my_ttrl_hook.batches] == [(1, str(tiny_model))] * 2
+    ttrl = [json.loads(line) for line in (out / "search.jsonl").read_text().splitlines() if '"ttrl"' in line]
+    assert [Path(e["model"]).name for e in ttrl] == [f"{b.problem}-1" for b in my_ttrl_hook.batches]
+    summary = summarize_search(out)
+    assert summary is not None and [t.rounds for t in summary.traces] == [2, 2]
+
+
 @pytest.mark.parametrize(
     ("extra", "code", "message"),
     [
+        (["--ttrl-option", "steps=2"], 1, "--ttrl-option needs --ttrl"),
+        (["--ttrl", "kimina_eval.search.ttrl:TTRLSetup", "--ttrl-option", "x"], 2, "--ttrl-option wants KEY=VALUE"),
         (["--ttrl", "no_such_module_xyz:train"], 1, "No module named 'no_such_module_xyz'"),
         (["--ttrl", "json"], 1, "package.module:function"),
         (["--concurrency", "0"], 1, "--concurrency must be >= 1"),

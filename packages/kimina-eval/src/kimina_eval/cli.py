@@ -23,13 +23,13 @@ from rich.table import Table
 
 from kimina_eval.config import ConfigError, RunConfig
 from kimina_eval.dataset import SPLITS, DatasetError
-from kimina_eval.engines.base import ENGINES, EngineError, SamplingParams, make_engine
+from kimina_eval.engines.base import ENGINES, Engine, EngineError, SamplingParams, make_engine
 from kimina_eval.metrics import default_ks
 from kimina_eval.report import render_markdown, write_report
 from kimina_eval.runner import RunOptions, RunProgress, VerificationUnavailable, run_eval
 from kimina_eval.scoring import Scores, score_rows
 from kimina_eval.search import SearchConfig, SearchOptions, SearchProgress, run_search
-from kimina_eval.search.ttrl import load_hook
+from kimina_eval.search.ttrl import TTRLSetup, load_hook
 from kimina_eval.store import read_jsonl
 from kimina_eval.summary import summarize
 
@@ -110,8 +110,17 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--concurrency", type=int, default=4, help="problems searched at once (default: 4)")
     search.add_argument(
         "--ttrl",
-        metavar="MODULE:FUNCTION",
-        help="test-time RL hook called between rounds (off by default; needs a GPU)",
+        metavar="MODULE:FACTORY",
+        help="test-time RL between rounds, off by default; needs a GPU. kimina_train.ttrl:trainer (kimina-train) "
+        "runs a short GRPO job on the problem's samples and lemmas and samples the next round from its checkpoint",
+    )
+    search.add_argument(
+        "--ttrl-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="setting of the --ttrl factory, repeatable (kimina_train.ttrl:trainer: steps=4, dry_run=true, "
+        "trainer.n_gpus_per_node=1...)",
     )
     search.add_argument("--ttrl-on-cpu", action="store_true", help="call the --ttrl hook even without a CUDA GPU")
 
@@ -260,9 +269,25 @@ def _search(args: argparse.Namespace) -> None:
         )
         if args.concurrency < 1:
             raise ValueError(f"--concurrency must be >= 1, got {args.concurrency}")
-        hook = load_hook(args.ttrl) if args.ttrl else None
-        options = SearchOptions(concurrent_problems=args.concurrency, ttrl=hook, ttrl_needs_gpu=not args.ttrl_on_cpu)
         engine_options = dict(_engine_option(item) for item in args.engine_option)
+        hook = None
+        if args.ttrl:
+            ttrl_options = dict(_key_value(item, "--ttrl-option") for item in args.ttrl_option)
+            setup = TTRLSetup(config.model, config.engine, args.out, url, args.lean_api_key, ttrl_options)
+            hook = load_hook(args.ttrl, setup)
+        elif args.ttrl_option:
+            raise ValueError("--ttrl-option needs --ttrl")
+
+        def reload(model: str) -> Engine:
+            return make_engine(config.engine, model, **engine_options)
+
+        options = SearchOptions(
+            concurrent_problems=args.concurrency,
+            ttrl=hook,
+            ttrl_needs_gpu=not args.ttrl_on_cpu,
+            # A server's weights cannot be swapped from here: an openai engine keeps sampling from its server.
+            reload=None if config.engine == "openai" else reload,
+        )
         with _SearchProgressBar() as progress:
             console.print(f"loading {config.engine} engine for {config.model}")
             engine = make_engine(config.engine, config.model, **engine_options)
@@ -297,10 +322,15 @@ def _write_and_show_report(out: Path) -> None:
     console.print(f"report: {files.markdown}  figure: {files.figure}")
 
 
-def _engine_option(item: str) -> tuple[str, Any]:
-    key, sep, raw = item.partition("=")
+def _key_value(item: str, flag: str) -> tuple[str, str]:
+    key, sep, value = item.partition("=")
     if not sep or not key:
-        raise CliError(f"--engine-option wants KEY=VALUE, got {item!r}", EXIT_USAGE)
+        raise CliError(f"{flag} wants KEY=VALUE, got {item!r}", EXIT_USAGE)
+    return key, value
+
+
+def _engine_option(item: str) -> tuple[str, Any]:
+    key, raw = _key_value(item, "--engine-option")
     try:
         value: Any = json.loads(raw)
     except json.JSONDecodeError:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
+import sys
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -59,6 +61,14 @@ class Engine(Protocol):
             ``<think>`` block: it is the assistant text as the model wrote it.
         """
         ...
+
+
+def release_memory() -> None:
+    """Return the memory of objects just let go (an engine's model) to the system, accelerator memory included."""
+    gc.collect()
+    torch = sys.modules.get("torch")  # never import torch just to find that nothing is on a GPU
+    if torch is not None and torch.cuda.is_available():
+        torch.cuda.empty_cache()
 
 
 # kind -> "module:class". Modules are imported only when their kind is chosen, so torch and vllm stay unloaded.

@@ -38,3 +38,15 @@ class VLLMEngine:
         )
         outputs = self.llm.chat(prompts, sampling_params=params, use_tqdm=False)
         return [[choice.text for choice in sorted(output.outputs, key=lambda c: c.index)] for output in outputs]
+
+    def close(self) -> None:
+        """Stop vLLM's engine and let go of the model, so that the GPU can be used for something else.
+
+        Recent vLLM has `LLM.shutdown`; before it, the V1 engine core (its own process) is shut down directly.
+        """
+        shutdown = getattr(self.llm, "shutdown", None)
+        if shutdown is None:
+            shutdown = getattr(getattr(getattr(self.llm, "llm_engine", None), "engine_core", None), "shutdown", None)
+        if callable(shutdown):
+            shutdown()
+        self.llm = None

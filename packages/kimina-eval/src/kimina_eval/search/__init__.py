@@ -12,7 +12,7 @@ from kimina_eval.search.pool import LemmaPool, LemmaStatus
 from kimina_eval.search.runner import SearchProgress, SearchRunner, run_search
 from kimina_eval.search.steps import SearchOptions
 from kimina_eval.search.trace import ProblemTrace, SearchSummary, summarize_search
-from kimina_eval.search.ttrl import TestTimeRL, TTRLBatch, TTRLSample
+from kimina_eval.search.ttrl import TestTimeRL, TTRLBatch, TTRLLemma, TTRLSample, TTRLSetup
 
 __all__ = [
     "Binder",
@@ -28,7 +28,9 @@ __all__ = [
     "SearchRunner",
     "SearchSummary",
     "TTRLBatch",
+    "TTRLLemma",
     "TTRLSample",
+    "TTRLSetup",
     "TestTimeRL",
     "lemmas_in_code",
     "negation_statement",

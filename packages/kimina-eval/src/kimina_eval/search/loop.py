@@ -10,8 +10,9 @@ resumed search replays recorded steps (see `kimina_eval.search.steps`).
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from kimina_format import check_format
 from kimina_format.prompts import TemplateName, build_messages
@@ -24,8 +25,10 @@ from kimina_eval.search.negation import negation_formal_statement, negation_stat
 from kimina_eval.search.pool import LemmaPool, LemmaStatus, PoolEntry, proof_block, used_lemmas
 from kimina_eval.search.prompts import FailedAttempt, proposal_messages, statement_with_lemmas
 from kimina_eval.search.steps import Job, SearchContext, Steps, Stop
-from kimina_eval.search.ttrl import TTRLBatch, gpu_missing
+from kimina_eval.search.ttrl import TTRLBatch, TTRLLemma, gpu_missing
 from kimina_eval.store import SampleRecord
+
+logger = logging.getLogger(__name__)
 
 OUTCOMES = ("solved", "sample_budget", "time_budget", "rounds", "infra")
 """How a problem's search ends: a verified proof, a budget spent, all rounds done, or verification unavailable."""
@@ -86,6 +89,8 @@ class ProblemSearch:
         Raises:
             EngineError: When generation fails for good.
         """
+        if self.ctx.options.ttrl is not None:
+            self.ctx.use_model(self.ctx.run.model)  # each problem's test-time RL starts from the run's model
         try:
             for number in range(1, self.config.rounds + 1):
                 self.steps.round, self.steps.graded = number, []
@@ -193,20 +198,52 @@ class ProblemSearch:
                 entry.status = LemmaStatus.ABANDONED
 
     async def _ttrl(self) -> None:
-        """Hand the round to the test-time RL hook, once per round, or record why it was skipped."""
+        """Hand the round to the test-time RL hook, once per round, and sample from the model it returns.
+
+        A replayed round loads the model its hook returned. A hook that fails is recorded and the search goes on
+        with the model it had: test-time RL helps a search, it must not end one.
+        """
         hook = self.ctx.options.ttrl
-        if hook is None or self.ctx.log.get(self.problem.name, self.steps.round, "ttrl") is not None:
+        if hook is None:
+            return
+        logged = self.ctx.log.get(self.problem.name, self.steps.round, "ttrl")
+        if logged is not None:
+            if logged.get("model"):
+                self.ctx.use_model(logged["model"])
             return
         reason = gpu_missing() if self.ctx.options.ttrl_needs_gpu else None
         if reason is not None:
             self.ctx.log.write(self.steps.event("ttrl", skipped=reason))
             return
-        lemmas = tuple((e.lemma.statement, e.proof or "") for e in self.pool.proved)
-        batch = TTRLBatch(
-            self.problem.name, self.problem.formal_statement, self.steps.round, lemmas, tuple(self.steps.graded)
+        batch = self._ttrl_batch()
+        outcome: dict[str, Any] = {"called": True, "samples": len(batch.samples), "from_model": batch.model}
+        if self.ctx.options.ttrl_needs_gpu:
+            await self.ctx.free_engine()
+        trained = None
+        try:
+            trained = await asyncio.to_thread(hook, batch)
+        except Exception as error:
+            logger.exception("%s round %d: test-time RL failed", self.problem.name, self.steps.round)
+            outcome["failed"] = f"{type(error).__name__}: {error}"
+        if trained:
+            self.ctx.use_model(str(trained))
+            outcome["model"] = str(trained)
+        self.ctx.log.write(self.steps.event("ttrl", **outcome))
+
+    def _ttrl_batch(self) -> TTRLBatch:
+        """The round as the test-time RL hook sees it."""
+        lemmas = tuple(TTRLLemma(e.lemma.name, e.lemma.formal_statement(), e.proof or "") for e in self.pool.proved)
+        return TTRLBatch(
+            problem=self.problem.name,
+            header=self.header,
+            formal_statement=self.problem.formal_statement,
+            informal=self.problem.informal,
+            template=self.template,
+            round=self.steps.round,
+            model=self.ctx.wanted,
+            lemmas=lemmas,
+            samples=tuple(self.steps.graded),
         )
-        await asyncio.to_thread(hook, batch)
-        self.ctx.log.write(self.steps.event("ttrl", called=True, samples=len(batch.samples)))
 
     def _end(self, outcome: str, solution: Graded | None = None) -> SearchResult:
         proof = solution.code if solution is not None else None

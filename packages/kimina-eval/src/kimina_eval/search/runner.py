@@ -118,13 +118,28 @@ class SearchRunner:
             EngineError: When generation fails for good.
         """
         self._prepare_directory()
-        if self.options.ttrl is not None and self.options.ttrl_needs_gpu and (reason := gpu_missing()):
-            logger.warning("test-time RL is skipped: %s", reason)
+        concurrent = self.options.concurrent_problems
+        if self.options.ttrl is not None:
+            if self.options.ttrl_needs_gpu and (reason := gpu_missing()):
+                logger.warning("test-time RL is skipped: %s", reason)
+            elif concurrent > 1:
+                # The hook trains the model a problem samples from: two problems cannot share the engine then.
+                logger.info("test-time RL is on: problems are searched one at a time")
+                concurrent = 1
         with SearchLog.open(self.out_dir / LOG_FILE) as log, SampleWriter(self.out_dir / SAMPLES_FILE) as samples:
             if log.events:
                 logger.info("resuming %s: %d recorded steps", self.out_dir, len(log.events))
-            ctx = SearchContext(self.config, self.search, self.engine, self.lean, log, samples, self.options)
-            gate = asyncio.Semaphore(self.options.concurrent_problems)
+            ctx = SearchContext(
+                run=self.config,
+                search=self.search,
+                engine=self.engine,
+                model=self.config.model,
+                lean=self.lean,
+                log=log,
+                samples=samples,
+                options=self.options,
+            )
+            gate = asyncio.Semaphore(concurrent)
             self._report()
 
             async def one(search: ProblemSearch) -> None:

@@ -20,7 +20,7 @@ from kimina_format import parse_completion
 from kimina_verify import Verdict, VerifyItem, render_feedback
 
 from kimina_eval.config import RunConfig
-from kimina_eval.engines.base import Engine, EngineError, Messages
+from kimina_eval.engines.base import Engine, EngineError, Messages, SamplingParams, release_memory
 from kimina_eval.search.config import SearchConfig
 from kimina_eval.search.lean import LeanBackend
 from kimina_eval.search.log import NOT_VERIFIED, Graded, SearchLog
@@ -41,7 +41,10 @@ class SearchOptions:
         infra_retries: Rounds of re-verification for snippets still ``infra`` after the verifier's own retries.
         retry_delay_s: Wait before the first such round; doubles each round.
         ttrl: The test-time RL hook (see `kimina_eval.search.ttrl`), or None (the default) for none.
-        ttrl_needs_gpu: Skip the hook, with the reason recorded, when no CUDA GPU is visible.
+        ttrl_needs_gpu: The hook trains on the GPU: skip it, with the reason recorded, when no CUDA GPU is visible,
+            and free the engine while it runs.
+        reload: Builds an engine on a model directory (the hook's trained model, or the run's model again); None
+            keeps the engine as it is (an ``openai`` engine samples from its server, which cannot be reloaded here).
     """
 
     concurrent_problems: int = 4
@@ -49,20 +52,72 @@ class SearchOptions:
     retry_delay_s: float = 10.0
     ttrl: TestTimeRL | None = None
     ttrl_needs_gpu: bool = True
+    reload: Callable[[str], Engine] | None = None
 
 
 @dataclass
 class SearchContext:
-    """What the searches of all problems share."""
+    """What the searches of all problems share.
+
+    ``model`` is the model the engine holds, and ``wanted`` the one to sample from next; they differ after a test-time
+    RL round, until the engine is next needed and `load_engine` rebuilds it.
+    """
 
     run: RunConfig
     search: SearchConfig
     engine: Engine
+    model: str
     lean: LeanBackend
     log: SearchLog
     samples: SampleWriter
     options: SearchOptions = SearchOptions()
     engine_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    wanted: str = ""
+
+    def __post_init__(self) -> None:
+        self.wanted = self.wanted or self.model
+
+    def use_model(self, model: str) -> None:
+        """Sample from ``model`` from now on; without `SearchOptions.reload` the engine stays, and a warning says so."""
+        if model != self.wanted and self.options.reload is None:
+            logger.warning("the engine cannot be reloaded here: it keeps sampling from %s, not %s", self.wanted, model)
+            return
+        self.wanted = model
+
+    async def load_engine(self) -> None:
+        """Rebuild the engine on the wanted model if it holds another one or was freed; call with the engine lock."""
+        if self.model == self.wanted and not isinstance(self.engine, _FreedEngine):
+            return
+        assert self.options.reload is not None  # only `use_model` and `free_engine` get here, and they check it
+        logger.info("loading the engine on %s", self.wanted)
+        await self.free_engine_locked()
+        self.engine = await asyncio.to_thread(self.options.reload, self.wanted)
+        self.model = self.wanted
+
+    async def free_engine(self) -> None:
+        """Let go of the engine and the accelerator memory it holds, until it is next needed.
+
+        Nothing happens without `SearchOptions.reload`, which would be needed to load it again.
+        """
+        if self.options.reload is None:
+            return
+        async with self.engine_lock:
+            await self.free_engine_locked()
+
+    async def free_engine_locked(self) -> None:
+        """`free_engine`, for a caller that holds the engine lock."""
+        engine, self.engine = self.engine, _FreedEngine()
+        if callable(close := getattr(engine, "close", None)):
+            await asyncio.to_thread(close)
+        del engine, close
+        release_memory()
+
+
+class _FreedEngine:
+    """Stands in for an engine that was let go; `SearchContext.load_engine` replaces it before any sampling."""
+
+    def generate(self, prompts: list[Messages], n: int, sampling: SamplingParams) -> list[list[str]]:
+        raise EngineError("the engine was freed for test-time RL and not loaded again")
 
 
 @dataclass(frozen=True)
@@ -176,7 +231,7 @@ class Steps:
         self.elapsed_s += duration
         if self.ctx.options.ttrl is not None:
             self.graded += [
-                TTRLSample(job.kind, job.prompt, g.completion, float(g.ok))
+                TTRLSample(job.kind, job.prompt, job.formal_statement, g.completion, float(g.ok))
                 for job, row in zip(jobs, results, strict=True)
                 if job.formal_statement is not None
                 for g in row
@@ -240,6 +295,7 @@ class Steps:
                 sampling = dataclasses.replace(sampling, seed=zlib.crc32(key.encode()))
             prompts = [job.prompt for job in group]
             async with self.ctx.engine_lock:
+                await self.ctx.load_engine()
                 start = time.perf_counter()
                 outputs = await asyncio.to_thread(self.ctx.engine.generate, prompts, n, sampling)
                 elapsed += time.perf_counter() - start

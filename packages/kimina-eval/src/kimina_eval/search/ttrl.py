@@ -1,19 +1,26 @@
-"""The test-time RL hook: between rounds, hand a problem's verified lemmas and graded samples to a trainer.
+"""The test-time RL hook: between rounds, train on a problem's verified lemmas and graded samples, then sample anew.
 
 Kimina-Prover's test-time search also runs reinforcement learning on the problem's own attempts before the next round.
-Training is not done here: the hook receives a `TTRLBatch` (the round's prompts, completions and 0/1 rewards, and the
-proved lemmas) and may, for example, write it as a small verl dataset and run a short GRPO job with kimina-rl's
-config, then reload the weights of the server the search samples from (an ``openai`` engine pointing at a vLLM server
-keeps working across the update). It is off by default. Since it trains a model, it is skipped with a reason when no
-CUDA GPU is visible, unless the caller says the hook does not need one.
+Training is not done here. After each round that did not solve the problem, the search hands a `TTRLBatch` (the
+round's prompts, completions and 0/1 rewards, the lemmas proved so far, and the model the round sampled from) to a
+hook. The hook trains (kimina-train's ``kimina_train.ttrl:trainer`` runs a short GRPO job with kimina-rl) and returns
+the directory of the trained model; the search then samples the problem's next round from it. Each problem starts
+from the run's own model, so problems stay independent, and while a hook trains, problems are searched one at a time.
 
-Enable it with ``SearchOptions(ttrl=hook)`` or ``kimina-eval search --ttrl package.module:function``.
+It is off by default. Since it trains a model, it is skipped with a reason when no CUDA GPU is visible, unless the
+caller says the hook does not need one. When the hook needs the GPU, the search frees its engine (and so the GPU
+memory a local engine holds) while the hook runs, and loads the engine again afterwards.
+
+Enable it with ``SearchOptions(ttrl=hook, reload=...)`` or ``kimina-eval search --ttrl package.module:factory``,
+where the factory takes a `TTRLSetup` and returns the hook.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol, cast
 
 from kimina_eval.engines.base import Messages
@@ -26,14 +33,31 @@ class TTRLSample:
     Attributes:
         kind: ``attempt`` (the main theorem), ``negation`` or ``lemma``.
         prompt: The chat messages the completion answered.
+        formal_statement: What the completion had to prove (with the header), as the verifier checked it.
         completion: The model's text.
         reward: 1.0 when Lean verified the proof, else 0.0.
     """
 
     kind: str
     prompt: Messages
+    formal_statement: str
     completion: str
     reward: float
+
+
+@dataclass(frozen=True)
+class TTRLLemma:
+    """A lemma the search proved.
+
+    Attributes:
+        name: Its name.
+        formal_statement: ``theorem name binders : type := by``, without the header.
+        proof: The verified code of its proof (header excluded).
+    """
+
+    name: str
+    formal_statement: str
+    proof: str
 
 
 @dataclass(frozen=True)
@@ -42,24 +66,65 @@ class TTRLBatch:
 
     Attributes:
         problem: The problem's name.
-        formal_statement: Its statement (with header).
+        header: The problem's header (imports, ``open`` lines), shared by its lemmas.
+        formal_statement: Its statement, header included.
+        informal: The informal problem, or None.
+        template: The prompt template the search uses (`kimina_format.prompts.build_messages`).
         round: The round that just ended.
-        lemmas: ``(statement, proof code)`` of every lemma proved so far.
+        model: The model the round sampled from: the run's model, or what the hook returned after an earlier round.
+        lemmas: Every lemma proved so far.
         samples: The round's graded completions.
     """
 
     problem: str
+    header: str
     formal_statement: str
+    informal: str | None
+    template: str
     round: int
-    lemmas: tuple[tuple[str, str], ...]
+    model: str
+    lemmas: tuple[TTRLLemma, ...]
     samples: tuple[TTRLSample, ...]
 
 
 class TestTimeRL(Protocol):
     """A callable that trains on a `TTRLBatch`; it runs in a worker thread and may take minutes."""
 
-    def __call__(self, batch: TTRLBatch) -> None:
-        """Train (or queue training) on the batch before the problem's next round."""
+    def __call__(self, batch: TTRLBatch) -> str | None:
+        """Train on the batch before the problem's next round.
+
+        Returns:
+            A local model directory to sample the problem's next round from, or None to keep ``batch.model``.
+        """
+        ...
+
+
+@dataclass(frozen=True)
+class TTRLSetup:
+    """What a hook factory named on the command line (``--ttrl package.module:factory``) is told about the search.
+
+    Attributes:
+        model: The run's model: a directory or hub name, or a server URL for the ``openai`` engine.
+        engine: The engine kind (``transformers``, ``vllm``, ``openai``).
+        out_dir: The run directory; a hook keeps its files under ``out_dir / "ttrl"``.
+        lean_url: The verification server the search uses, or None for ``$LEAN_SERVER_API_URL``.
+        lean_api_key: Its API key, or None.
+        options: The ``--ttrl-option KEY=VALUE`` pairs, for the factory to read.
+    """
+
+    model: str
+    engine: str
+    out_dir: Path
+    lean_url: str | None = None
+    lean_api_key: str | None = None
+    options: Mapping[str, str] = field(default_factory=dict)
+
+
+class TTRLFactory(Protocol):
+    """Builds a hook from the search's setup; raises ValueError on options it does not accept."""
+
+    def __call__(self, setup: TTRLSetup) -> TestTimeRL:
+        """Return the hook for this search."""
         ...
 
 
@@ -74,17 +139,20 @@ def gpu_missing() -> str | None:
     return None
 
 
-def load_hook(spec: str) -> TestTimeRL:
-    """Import a hook named ``package.module:function``.
+def load_hook(spec: str, setup: TTRLSetup) -> TestTimeRL:
+    """Import the factory named ``package.module:factory`` and build the hook with ``setup``.
 
     Raises:
-        ValueError: When ``spec`` is not of that form, or does not name a callable.
+        ValueError: When ``spec`` is not of that form, does not name a callable, or the factory rejects the setup.
         ImportError: When the module cannot be imported.
     """
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
-        raise ValueError(f"a test-time RL hook is named package.module:function, not {spec!r}")
-    hook = getattr(importlib.import_module(module_name), attribute, None)
-    if not callable(hook):
+        raise ValueError(f"a test-time RL hook factory is named package.module:function, not {spec!r}")
+    factory = getattr(importlib.import_module(module_name), attribute, None)
+    if not callable(factory):
         raise ValueError(f"{spec} is not a callable")
-    return cast(TestTimeRL, hook)
+    hook = cast(TTRLFactory, factory)(setup)
+    if not callable(hook):
+        raise ValueError(f"{spec} returned {type(hook).__name__}, not a hook (a callable taking a TTRLBatch)")
+    return hook
