@@ -3,10 +3,10 @@ from pathlib import Path
 import pytest
 from kimina_train.recipe import Recipe, RecipeError, list_recipes, load_recipe
 
-RECIPES = ["kimina-rl-0.6b", "kimina-rl-1.7b", "smoke"]
+RECIPES = ["kimina-rl-0.6b", "kimina-rl-1.7b", "smoke", "ttrl"]
 
 
-def test_the_three_recipes_exist() -> None:
+def test_the_recipes_exist() -> None:
     assert list_recipes() == RECIPES
 
 
@@ -95,7 +95,9 @@ def test_overrides_apply_on_top_of_the_recipe() -> None:
 
 
 def test_unknown_recipe_lists_the_known_ones() -> None:
-    with pytest.raises(RecipeError, match=r"unknown recipe 'nope' \(known: kimina-rl-0.6b, kimina-rl-1.7b, smoke\)"):
+    with pytest.raises(
+        RecipeError, match=r"unknown recipe 'nope' \(known: kimina-rl-0.6b, kimina-rl-1.7b, smoke, ttrl\)"
+    ):
         load_recipe("nope")
 
 
