@@ -28,6 +28,12 @@ _STRUCTURE = re.compile(
     + "|".join(sorted(_HEADER_WORDS - {"#check"} | _DECL_WORDS | _DECL_MODIFIERS))
     + r")(?![\w'.]))"
 )
+# A line that starts with a header or declaration word (or an attribute), indented by any whitespace (as `str.strip`
+# sees it): a line the loop in `split_lean` would not take as a proof line. Matched against "\n" + code, like
+# `_STRUCTURE` (which differs in taking only spaces and tabs as indentation).
+_KEYWORD_LINE = re.compile(
+    r"\n(?=([^\S\n]*))\1(?:@\[|(?:" + "|".join(map(re.escape, sorted(_HEADER_WORDS | _DECL_START_WORDS))) + r")(?!\S))"
+)
 _ATTRIBUTE = re.compile(r"@\[[^\]\n]*\]\s*")
 # A space next to a symbol carries no meaning in Lean (`x^2` is `x ^ 2`); one between two name characters does.
 # Written to start with the space, so the regex engine jumps from space to space.
@@ -163,11 +169,7 @@ def split_lean(source: str) -> LeanParts:
     code, comments = strip_comments(source)
     if _STRUCTURE.search("\n" + code) is None:
         # Most tactic blocks are plain tactics: every non-blank line is proof (and this path is much faster).
-        if "\n" in code:
-            body = tuple(filter(None, map(str.strip, code.split("\n"))))
-        else:  # a one-line block, the most common kind
-            line = code.strip()
-            body = (line,) if line else ()
+        body = _proof_lines(code)
         return LeanParts(source, code, comments, (), (), body, ((0, len(code)),) if body else (), len(code), len(body))
     header: list[str] = []
     statements: list[str] = []
@@ -177,6 +179,7 @@ def split_lean(source: str) -> LeanParts:
     body_start: int | None = None  # offset where the current stretch of proof began
     declarations_start: int | None = None
     code_lines = offset = 0
+    keyword_lines = "\n" + code  # for `_KEYWORD_LINE`: a match at index i is the line that starts at code[i]
     for raw in code.split("\n"):
         line_start, offset = offset, offset + len(raw) + 1
         line = raw.strip()
@@ -211,6 +214,12 @@ def split_lean(source: str) -> LeanParts:
         rest = _drop_leading_by(line[assign + 2 :].strip())
         if rest:
             body_lines.append(rest)
+        if _KEYWORD_LINE.search(keyword_lines, offset) is None:
+            # The usual file ends with a proof that runs to its end: take the remaining lines in bulk.
+            proof = _proof_lines(code[offset:])
+            body_lines += proof
+            code_lines += len(proof)
+            break
     if signature:
         statements.append(" ".join(signature))
     if body_start is not None:
@@ -226,6 +235,24 @@ def split_lean(source: str) -> LeanParts:
         declarations_start=len(code) if declarations_start is None else declarations_start,
         code_lines=code_lines,
     )
+
+
+def plain_tactic_lines(source: str) -> tuple[str, ...] | None:
+    """`split_lean(source).body` when `source` is plain tactics (no comment, header or declaration line), else None.
+
+    Most tactic blocks are plain, and this skips building the other parts, which no one reads for them.
+    """
+    if "--" in source or "/-" in source or _STRUCTURE.search("\n" + source) is not None:
+        return None
+    return _proof_lines(source)
+
+
+def _proof_lines(code: str) -> tuple[str, ...]:
+    """The stripped non-blank lines of `code`."""
+    if "\n" not in code:  # a one-line block, the most common kind
+        line = code.strip()
+        return (line,) if line else ()
+    return tuple(filter(None, map(str.strip, code.split("\n"))))
 
 
 def _starts_declaration(line: str) -> bool:

@@ -16,8 +16,8 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
-from kimina_format.lean_source import Comment, non_space_length, split_lean
-from kimina_format.parsing import Completion
+from kimina_format.lean_source import Comment, non_space_length, plain_tactic_lines, split_lean
+from kimina_format.parsing import Block, Completion
 from kimina_format.statement import statement_matches
 from kimina_format.tactics import iou, tactics_used
 
@@ -116,11 +116,11 @@ def measure(
     text = completion.text
     tokens = count_tokens(text) if count_tokens is not None else math.ceil(len(text) / config.chars_per_token)
     repetition = line_repetition(completion.reasoning, config.repetition_min_chars)
-    blocks = [split_lean(block.text) for block in completion.tactic_blocks]
+    blocks = tactic_block_lines(completion.tactic_blocks)
     code = completion.code
     final = split_lean(code) if code is not None else None
 
-    commented = [b.comments for b in blocks if b.comments]
+    commented = blocks.comments
     tactics_comment_chars = non_space_length("".join(c.text for comments in commented for c in comments))
     metrics: dict[str, Any] = {
         "chars": len(text),
@@ -130,18 +130,18 @@ def measure(
         "reasoning_lines": repetition.lines,
         "max_line_repeats": repetition.max_repeats,
         "duplicate_line_ratio": repetition.duplicate_ratio,
-        "tactic_blocks": len(blocks),
-        "tactic_block_lines": tuple(b.code_lines for b in blocks),
-        "tactic_block_proof_lines": tuple(len(b.body) for b in blocks),
+        "tactic_blocks": len(blocks.code_lines),
+        "tactic_block_lines": blocks.code_lines,
+        "tactic_block_proof_lines": blocks.proof_lines,
         "tactics_comment_chars": tactics_comment_chars,
-        "tactics_comment_density": _density(tactics_comment_chars, non_space_length("".join(b.code for b in blocks))),
+        "tactics_comment_density": _density(tactics_comment_chars, blocks.chars - tactics_comment_chars),
     }
     if final is None:
         return FormatMetrics(**metrics)
 
     body_comments = final.body_comments
     proof_comment_chars = non_space_length("".join(c.text for c in body_comments))
-    think_names, think_invocations = tactics_used(line for b in blocks for line in b.body)
+    think_names, think_invocations = tactics_used(blocks.body)
     final_names, final_invocations = tactics_used(final.body)
     metrics.update(
         code_lines=final.code_lines,
@@ -155,6 +155,42 @@ def measure(
         statement_match=None if formal_statement is None else statement_matches(final, formal_statement),
     )
     return FormatMetrics(**metrics)
+
+
+class TacticBlockLines(NamedTuple):
+    """The lines of a completion's tactic blocks (see `tactic_block_lines`)."""
+
+    code_lines: tuple[int, ...]
+    proof_lines: tuple[int, ...]
+    body: list[str]
+    comments: list[tuple[Comment, ...]]
+    chars: int
+
+
+def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
+    """Take the tactic blocks apart: each one's code and proof lines, all their proof lines, the comments of each.
+
+    `chars` counts the non-whitespace characters of the blocks, comments included. A block of plain tactics (most
+    are) needs only its lines stripped; the others go through `split_lean`.
+    """
+    code_lines: list[int] = []
+    proof_lines: list[int] = []
+    body: list[str] = []
+    comments: list[tuple[Comment, ...]] = []
+    texts = [block.text for block in blocks]
+    for text in texts:
+        lines = plain_tactic_lines(text)
+        if lines is None:
+            parts = split_lean(text)
+            lines = parts.body
+            code_lines.append(parts.code_lines)
+            if parts.comments:
+                comments.append(parts.comments)
+        else:
+            code_lines.append(len(lines))
+        proof_lines.append(len(lines))
+        body += lines
+    return TacticBlockLines(tuple(code_lines), tuple(proof_lines), body, comments, non_space_length("".join(texts)))
 
 
 class Repetition(NamedTuple):
@@ -172,8 +208,14 @@ def line_repetition(reasoning: str, min_chars: int) -> Repetition:
     `Case n = 3: 9 > 8` and `case n=4: 16 > 15` match. Lines shorter than `min_chars` after that are ignored.
     """
     keys = reasoning.encode().translate(_KEY_TABLE, _KEY_DELETE)
-    # Only the long lines are counted: a regex finds them without making an object of every short line.
-    long_counts = Counter(_long_lines(min_chars).findall(b"\n" + keys)).values()
+    # Only the long lines are counted: a regex finds them (after the first) without making an object of every short
+    # line.
+    long_lines = _long_lines(min_chars).findall(keys)
+    first_end = keys.find(b"\n")
+    first = keys if first_end == -1 else keys[:first_end]
+    if len(first) >= min_chars:
+        long_lines.append(first)
+    long_counts = Counter(long_lines).values()
     lines = keys.count(b"\n") + 1
     if not long_counts:
         return Repetition(0, 0.0, lines)
