@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from kimina_format.lean_source import normalise_lean, split_lean, strip_comments
+from hypothesis import given
+from hypothesis import strategies as st
+from kimina_format import parse_completion
+from kimina_format.lean_source import normalise_lean, plain_tactic_lines, split_lean, strip_comments
 from kimina_format.statement import statement_key
 from kimina_format.tactics import iou, tactic_invocations, tactic_names
 
@@ -60,6 +65,55 @@ def test_attributes_and_modifiers_start_a_declaration() -> None:
     parts = split_lean("@[simp] private theorem t : True := trivial")
     assert parts.statements == ("@[simp] private theorem t : True :=",)
     assert parts.body == ("trivial",)
+
+
+def test_a_proof_that_runs_to_the_end_is_taken_in_bulk_but_not_past_a_header_or_declaration() -> None:
+    # After the last signature the remaining lines are proof, unless one starts with a header or declaration word,
+    # however it is indented (a form feed is whitespace to `str.strip`, as to the line-by-line rules).
+    parts = split_lean("theorem a : P := by\n  simp\n\x0copen Real\n  ring\nlemma b : Q := by\n  linarith\n  -- done\n")
+    assert parts.header == ("open Real",)
+    assert parts.statements == ("theorem a : P :=", "lemma b : Q :=")
+    assert parts.body == ("simp", "ring", "linarith")
+    assert parts.code_lines == 6
+    assert [parts.code[start:end].split() for start, end in parts.body_regions] == [
+        ["by", "simp"],
+        ["ring"],
+        ["by", "linarith"],
+    ]
+    # A modifier that starts no declaration (`local notation`) is a proof line, as is everything after it.
+    parts = split_lean('example : True := by\n  trivial\nlocal notation "x" => 1\n  done')
+    assert parts.body == ("trivial", 'local notation "x" => 1', "done")
+
+
+def test_plain_tactic_lines_are_the_body_of_a_plain_block() -> None:
+    assert plain_tactic_lines("  nlinarith [sq_nonneg x]\n\n  · simp\n") == ("nlinarith [sq_nonneg x]", "· simp")
+    assert plain_tactic_lines("   ") == ()
+    assert plain_tactic_lines("simp -- done") is None  # a comment: `split_lean` must find it
+    assert plain_tactic_lines("theorem t : True := by\n  trivial") is None  # a declaration
+
+
+def test_plain_tactic_lines_agree_with_split_lean_on_real_tactic_blocks(real_rows: list[dict[str, Any]]) -> None:
+    texts = [block.text for row in real_rows for block in parse_completion(row["completion"]).tactic_blocks]
+    plain = [(text, plain_tactic_lines(text)) for text in texts]
+    assert all(lines == split_lean(text).body for text, lines in plain if lines is not None)
+    assert sum(lines is not None for _, lines in plain) > 0.8 * len(texts)  # most blocks take the plain path
+
+
+_LEANISH = st.lists(
+    st.sampled_from(["simp", "theorem", "lemma", "open", "@[simp]", "#check", "--", "/-", "-/", ":=", "by", " ", "\t",
+                     "\n", "\n  ", "\x0c", "\xa0", "x", "(", ")", "·", '"', "local", "end"]),
+    max_size=30,
+).map("".join)  # fmt: skip
+
+
+@given(_LEANISH)
+def test_plain_tactic_lines_never_disagree_with_split_lean(source: str) -> None:
+    lines = plain_tactic_lines(source)
+    parts = split_lean(source)
+    if lines is not None:
+        assert lines == parts.body
+        assert parts.code_lines == len(lines)
+        assert not parts.comments and not parts.statements and not parts.header
 
 
 def test_normalisation_ignores_spacing_next_to_symbols_only() -> None:

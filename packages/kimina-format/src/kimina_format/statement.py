@@ -58,10 +58,12 @@ def _without_trailing_proof(text: str) -> str:
         stop = end
         while stop and text[stop - 1].isspace():
             stop -= 1
-        word = next((w for w in _PROOF_WORDS if text.endswith(w, 0, stop) and _starts_name(text, stop - len(w))), None)
-        if word is None:
+        for word in _PROOF_WORDS:
+            if text.endswith(word, 0, stop) and _starts_name(text, stop - len(word)):
+                end = stop - len(word)
+                break
+        else:
             return text[:end]
-        end = stop - len(word)
 
 
 def _ends_with(signature: str, key: str) -> bool:
