@@ -134,6 +134,7 @@ def measure(
         "tactic_block_lines": blocks.code_lines,
         "tactic_block_proof_lines": blocks.proof_lines,
         "tactics_comment_chars": tactics_comment_chars,
+        # The code of a block is its text with the comments blanked: it lacks exactly their non-whitespace characters.
         "tactics_comment_density": _density(tactics_comment_chars, blocks.chars - tactics_comment_chars),
     }
     if final is None:
@@ -208,8 +209,8 @@ def line_repetition(reasoning: str, min_chars: int) -> Repetition:
     `Case n = 3: 9 > 8` and `case n=4: 16 > 15` match. Lines shorter than `min_chars` after that are ignored.
     """
     keys = reasoning.encode().translate(_KEY_TABLE, _KEY_DELETE)
-    # Only the long lines are counted: a regex finds them (after the first) without making an object of every short
-    # line.
+    # Only the long lines are counted: a regex finds them without making an object of every short line. It matches
+    # from the newline before a line, so the first line is looked at apart (rather than copying the keys after "\n").
     long_lines = _long_lines(min_chars).findall(keys)
     first_end = keys.find(b"\n")
     first = keys if first_end == -1 else keys[:first_end]
