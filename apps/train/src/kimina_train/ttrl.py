@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from kimina_eval.search.ttrl import TTRLBatch, TTRLSetup
 from kimina_format.prompts import TemplateName, build_messages
@@ -137,7 +137,7 @@ def training_rows(batch: TTRLBatch) -> list[dict[str, Any]]:
         if sample.kind in TRAINED_KINDS:
             key = repr(sample.prompt)
             grouped.setdefault(key, (sample.prompt, sample.formal_statement, []))[2].append(sample.reward)
-    template: TemplateName = "distill" if batch.template == "distill" else "rl"
+    template = cast(TemplateName, batch.template)  # build_messages rejects an unknown one
     prompts: list[tuple[Any, str, float | None]] = [(p, s, sum(r) / len(r)) for p, s, r in grouped.values()]
     for lemma in batch.lemmas:
         statement = batch.header + lemma.formal_statement
