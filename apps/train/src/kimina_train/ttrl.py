@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from kimina_data.steps.export import ABILITY, verl_features, write_parquet
 from kimina_eval.search.ttrl import TTRLBatch, TTRLSetup
 from kimina_format.prompts import TemplateName, build_messages
 
@@ -150,8 +151,6 @@ def training_rows(batch: TTRLBatch) -> list[dict[str, Any]]:
 
 
 def _row(batch: TTRLBatch, index: int, prompt: Any, statement: str, win_rate: float | None) -> dict[str, Any]:
-    from kimina_data.steps.export import ABILITY
-
     is_theorem = statement == batch.formal_statement
     bare = statement.removeprefix(batch.header)
     return {
@@ -180,7 +179,6 @@ def write_rows(rows: list[dict[str, Any]], batch_size: int, path: Path) -> Path:
         TTRLError: When there is no row (a round with no verified prompt and no proved lemma).
     """
     import datasets
-    from kimina_data.steps.export import verl_features, write_parquet
 
     if not rows:
         raise TTRLError("the round has no prompt to train on: no graded attempt or lemma and no proved lemma")

@@ -90,7 +90,7 @@ class SearchContext:
             return
         assert self.options.reload is not None  # only `use_model` and `free_engine` get here, and they check it
         logger.info("loading the engine on %s", self.wanted)
-        await self.free_engine_locked()
+        await self._drop_engine()
         self.engine = await asyncio.to_thread(self.options.reload, self.wanted)
         self.model = self.wanted
 
@@ -102,10 +102,10 @@ class SearchContext:
         if self.options.reload is None:
             return
         async with self.engine_lock:
-            await self.free_engine_locked()
+            await self._drop_engine()
 
-    async def free_engine_locked(self) -> None:
-        """`free_engine`, for a caller that holds the engine lock."""
+    async def _drop_engine(self) -> None:
+        """Close the engine and release its memory; the caller holds the engine lock."""
         engine, self.engine = self.engine, _FreedEngine()
         if callable(close := getattr(engine, "close", None)):
             await asyncio.to_thread(close)
