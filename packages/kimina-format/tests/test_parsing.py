@@ -54,6 +54,14 @@ def test_fences_may_be_indented_and_longer() -> None:
     assert [b.text for b in c.tactic_blocks] == ["  nlinarith [sq_nonneg (x - 1), h]", SAMPLE_PROOF]
 
 
+@pytest.mark.parametrize(("indent", "fenced"), [(16, True), (17, False)])
+@pytest.mark.parametrize("where", ["first line of the thinking", "later line"])
+def test_a_fence_is_indented_by_at_most_16_characters(indent: int, fenced: bool, where: str) -> None:
+    before = "" if where == "first line of the thinking" else "\nLet us try:\n"
+    text = f"<think>{before}{' ' * indent}```tactics\nsimp\n```\n</think>\n"
+    assert len(parse_completion(text).tactic_blocks) == (1 if fenced else 0)
+
+
 def test_backticks_inside_a_line_do_not_open_a_block() -> None:
     text = build_completion(reasoning="We write Lean in ```tactics fences like this one: ```tactics.")
     assert len(parse_completion(text).tactic_blocks) == 2

@@ -305,11 +305,10 @@ def _line_start(text: str, region_start: int, pos: int) -> int | None:
 
     The start of the region counts as a line start, so `</think>```lean4` on one line still opens a block.
     """
-    low = max(region_start, pos - _MAX_FENCE_INDENT - 1)
-    newline = text.rfind("\n", low, pos)
+    newline = text.rfind("\n", max(region_start, pos - _MAX_FENCE_INDENT - 1), pos)
     if newline != -1:
         line_start = newline + 1
-    elif low == region_start:
+    elif pos - region_start <= _MAX_FENCE_INDENT:
         line_start = region_start
     else:
         return None
