@@ -12,8 +12,9 @@ when other work shares the machine) and by the wall clock.
 
 `--floor` also times roughly the least work that any pure-Python checker of these rules does: one scan of each
 completion for fences, and grouping its long lines to count repeats, case folded (the rule also drops spaces and
-digits, and cuts the tactic blocks out first). Rules 4 to 8, the blocks and the verdict are not in it. The issue's target, 5,000/s where upstream's checker does
-about 550/s, is a budget of upstream's pass time / 9.1; the floor's share of that budget is printed.
+digits, and cuts the tactic blocks out first). Rules 4 to 8, the blocks and the verdict are not in it. The issue's
+target, 5,000/s where upstream's checker does about 550/s, is a budget of upstream's pass time / 9.1; the floor's
+share of that budget is printed.
 """
 
 from __future__ import annotations
