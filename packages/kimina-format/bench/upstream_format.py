@@ -77,10 +77,12 @@ def _is_significant(line: str) -> bool:
     return sum(token not in _STOPWORDS for token in _TOKEN.findall(line.lower())) >= 10
 
 
+def _without_comments(code: str) -> str:
+    return _LINE_COMMENT.sub("", _BLOCK_COMMENT.sub("", code))
+
+
 def _remove_comments(code: str) -> str:
-    code = _BLOCK_COMMENT.sub("", code)
-    code = _LINE_COMMENT.sub("", code)
-    return "\n".join(line for line in code.split("\n") if line.strip())
+    return "\n".join(line for line in _without_comments(code).split("\n") if line.strip())
 
 
 def _code_and_comment_lines(code: str) -> tuple[int, int]:
@@ -113,18 +115,18 @@ def _parse_tactics_code_blocks(text: str) -> list[str] | None:
 
 
 def _normalise(text: str) -> str:
-    text = _LINE_COMMENT.sub("", _BLOCK_COMMENT.sub("", text)).replace("sorry", "")
+    text = _without_comments(text).replace("sorry", "")
     return _SPACES.sub(" ", text).strip()
 
 
 def _check_lean4_code(code: str, formal_statement: str) -> str:
     normalised = _normalise(code)
-    statement = _LINE_COMMENT.sub("", _BLOCK_COMMENT.sub("", formal_statement))
+    statement = _without_comments(formal_statement)
     for part in statement.split("\n\n"):
         part = _normalise(part)
         if part and not part.startswith(("import", "set_option", "open")) and part not in normalised:
             return "LEAN4_CODE_NOT_START_WITH_STATEMENT"
-    no_comments = _LINE_COMMENT.sub("", _BLOCK_COMMENT.sub("", code))
+    no_comments = _without_comments(code)
     if "axiom" in no_comments or "local_instance" in no_comments:
         return "LEAN4_CODE_NOT_START_WITH_STATEMENT"
     return "NONE"
