@@ -4,25 +4,20 @@ kimina-rl's reward, and every known way to game that reward scores 0."""
 from __future__ import annotations
 
 import json
-import os
 import socket
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from kimina_format import check_format
+from kimina_format.testing import data_file
 from kimina_rl.reward import compute_score
 from kimina_rl.service import VerifierUnavailableError
 from kimina_verify.testing import sim_server
 
-SHARED_DATA = Path(os.environ.get("KIMINA_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
-
 
 def _load_completions() -> list[dict[str, Any]]:
-    path = SHARED_DATA / "kimina_completions.jsonl"
-    if not path.is_file():
-        pytest.fail(f"shared data not found at {path}; set KIMINA_SHARED_DATA")
+    path = data_file("kimina_completions.jsonl")
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     # Three real completions that the default format check accepts, so the Lean side decides the score.
     return [row for row in rows if check_format(row["completion"], formal_statement=row["formal_statement"]).ok][:3]

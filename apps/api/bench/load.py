@@ -27,9 +27,8 @@ import httpx
 import uvicorn
 from kimina_api.app import create_app
 from kimina_api.settings import Settings
+from kimina_format.testing import data_file
 from kimina_verify.testing import sim_server
-
-SHARED_DATA = Path(os.environ.get("KIMINA_SHARED_DATA", Path(__file__).resolve().parents[3].parent / "shared" / "data"))
 
 
 @dataclass
@@ -71,12 +70,12 @@ def rss_mb() -> float:
 def load_problems() -> tuple[list[str], dict[str, str]]:
     """The statements Kimina-Prover was given (header included), and its accepted completions by theorem name.
 
-    These statements are Numina's corrected miniF2F: for 7 problems they differ from shared/data/minif2f.jsonl, and
+    These statements are Numina's corrected miniF2F: for 7 problems they differ from data/minif2f.jsonl, and
     a proof of one statement is (rightly) rejected as an integrity violation for the other.
     """
     statements: dict[str, str] = {}
     completions: dict[str, str] = {}
-    for line in (SHARED_DATA / "kimina_completions.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in data_file("kimina_completions.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         statements.setdefault(row["name"], row["formal_statement"])
         completions.setdefault(row["name"], row["completion"])

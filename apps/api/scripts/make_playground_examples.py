@@ -6,11 +6,12 @@ Usage: python apps/api/scripts/make_playground_examples.py [path/to/minif2f.json
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
-# A spread of families and difficulties; each was solved by Kimina-Prover (see shared/data/kimina_completions.jsonl).
+from kimina_format.testing import data_file
+
+# A spread of families and difficulties; each was solved by Kimina-Prover (see data/kimina_completions.jsonl).
 NAMES = [
     "mathd_algebra_171",
     "mathd_numbertheory_185",
@@ -35,10 +36,9 @@ def informal(prefix: str) -> str:
 
 def main() -> int:
     """Write the examples file; exit 1 with a reason when the source is missing or lacks a name."""
-    shared = Path(os.environ.get("KIMINA_SHARED_DATA", Path(__file__).resolve().parents[3].parent / "shared" / "data"))
-    source = Path(sys.argv[1]) if len(sys.argv) > 1 else shared / "minif2f.jsonl"
+    source = Path(sys.argv[1]) if len(sys.argv) > 1 else data_file("minif2f.jsonl")
     if not source.is_file():
-        sys.stderr.write(f"error: {source} not found (pass the path to minif2f.jsonl or set KIMINA_SHARED_DATA)\n")
+        sys.stderr.write(f"error: {source} not found (pass the path to a miniF2F JSONL file)\n")
         return 1
     rows = {row["name"]: row for row in map(json.loads, source.read_text(encoding="utf-8").splitlines())}
     missing = [name for name in NAMES if name not in rows]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import socket
 import threading
@@ -22,16 +21,17 @@ from kimina_api.settings import Settings
 from kimina_eval.engines import Messages
 from kimina_eval.testing import ScriptedEngine, build_tiny_model
 from kimina_format import parse_completion
+from kimina_format.testing import data_file
 from kimina_verify.testing import sim_server
 
-SHARED_DATA = Path(os.environ.get("KIMINA_SHARED_DATA", Path(__file__).resolve().parents[3].parent / "shared" / "data"))
 _THEOREM_NAME = re.compile(r"theorem\s+(\S+)")
 
 
 def _read_jsonl(name: str) -> list[dict[str, Any]]:
-    path = SHARED_DATA / name
-    if not path.is_file():
-        pytest.fail(f"{path} is missing: put the shared data beside the repository or set KIMINA_SHARED_DATA")
+    try:
+        path = data_file(name)
+    except FileNotFoundError as exc:
+        pytest.fail(str(exc))
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 

@@ -64,7 +64,7 @@ def test_a_data_build_that_fails_is_one_clear_error(tmp_path: Path) -> None:
 
 
 def test_prepare_writes_a_config_that_verl_accepts_and_builds_what_is_missing(
-    tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     import json
 
@@ -73,7 +73,6 @@ def test_prepare_writes_a_config_that_verl_accepts_and_builds_what_is_missing(
     from kimina_train.recipe import load_recipe
     from omegaconf import OmegaConf
 
-    monkeypatch.setenv("KIMINA_SHARED_DATA", str(data_dir))
     recipe = load_recipe("smoke", [f"kimina.run_dir={tmp_path}/run", "kimina_rl.verifier.url=http://127.0.0.1:1"])
     run = prepare(recipe, [CheckResult("gpus", Status.SKIP, "none")])
     assert (tmp_path / "run" / "data" / "minif2f_test.parquet").is_file()

@@ -13,3 +13,9 @@ def test_version_matches_pyproject() -> None:
 
 def test_ships_type_information() -> None:
     assert (Path(kimina_train.__file__).parent / "py.typed").is_file()
+
+
+def test_ships_the_smoke_reference_completions_unchanged(data_dir: Path) -> None:
+    from kimina_train.rehearsal.prompts import REFERENCE_FILE
+
+    assert REFERENCE_FILE.read_bytes() == (data_dir / "kimina_completions.jsonl").read_bytes()

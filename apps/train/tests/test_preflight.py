@@ -118,15 +118,14 @@ def test_missing_data_nobody_builds(tmp_path: Path) -> None:
 
 
 def test_missing_data_whose_source_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KIMINA_SHARED_DATA", str(tmp_path / "empty"))
+    monkeypatch.setattr("kimina_data.minif2f.PACKAGED_MINIF2F", tmp_path / "empty" / "minif2f.jsonl")
     recipe = _recipe_with("smoke", f"kimina.run_dir={tmp_path}/run")
     results = check_data(recipe)
     assert [r.status for r in results] == [Status.FAIL, Status.FAIL]
-    assert "is missing and cannot be built: KIMINA_SHARED_DATA is set but" in results[0].message
+    assert "is missing and cannot be built: the miniF2F file shipped with kimina-data is missing" in results[0].message
 
 
-def test_missing_data_that_prepare_will_build(tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KIMINA_SHARED_DATA", str(data_dir))
+def test_missing_data_that_prepare_will_build(tmp_path: Path) -> None:
     recipe = _recipe_with("smoke", f"kimina.run_dir={tmp_path}/run")
     results = check_data(recipe)
     assert [r.status for r in results] == [Status.WARN, Status.WARN]

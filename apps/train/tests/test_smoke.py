@@ -7,23 +7,15 @@ import pytest
 from kimina_train.main import EXIT_OK, main
 
 
-@pytest.fixture(scope="module")
-def shared_env(data_dir: Path) -> dict[str, str]:
-    return {"KIMINA_SHARED_DATA": str(data_dir)}
-
-
 def _run_smoke(run_dir: Path, *extra: str) -> int:
     return main(["--recipe", "smoke", "--run-dir", str(run_dir), *extra])
 
 
 def test_smoke_rehearses_one_rl_step_on_cpu(
     tmp_path: Path,
-    shared_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    for key, value in shared_env.items():
-        monkeypatch.setenv(key, value)
     monkeypatch.delenv("KIMINA_LEAN_WORKSPACE", raising=False)
     run = tmp_path / "smoke"
     assert _run_smoke(run) == EXIT_OK
@@ -80,11 +72,7 @@ def test_smoke_rehearses_one_rl_step_on_cpu(
     assert (run / "checkpoints" / "latest_checkpointed_iteration.txt").read_text() == "1"
 
 
-def test_the_canary_passes_against_the_started_stand_in(
-    tmp_path: Path, shared_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for key, value in shared_env.items():
-        monkeypatch.setenv(key, value)
+def test_the_canary_passes_against_the_started_stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KIMINA_LEAN_WORKSPACE", raising=False)
     run = tmp_path / "smoke"
     assert _run_smoke(run, "--check") == EXIT_OK

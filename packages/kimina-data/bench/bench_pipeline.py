@@ -2,8 +2,7 @@
 
 Runs on one core (CPU affinity and Arrow's thread pools pinned to 1). Target: under 60 s for these six steps.
 Loading (JSON Lines to the checked canonical table) and reading the miniF2F reference are timed too, but are not part
-of the target. The reference is the shared miniF2F file (`KIMINA_SHARED_DATA` or `shared/data` above the folder the
-benchmark runs in).
+of the target. The reference is the miniF2F file shipped with kimina-data.
 
     .venv/bin/python packages/kimina-data/bench/bench_pipeline.py [--rows 100000]
 """

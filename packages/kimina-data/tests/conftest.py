@@ -1,4 +1,3 @@
-import os
 from pathlib import Path
 
 import pytest
@@ -7,22 +6,9 @@ from kimina_data.variants import GeminiSettings
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def _shared_data() -> Path:
-    env = os.environ.get("KIMINA_SHARED_DATA")
-    path = Path(env) if env else Path(__file__).resolve().parents[3].parent / "shared" / "data"
-    if not (path / "minif2f.jsonl").is_file():
-        pytest.fail(f"shared data not found at {path}: set KIMINA_SHARED_DATA to the folder holding minif2f.jsonl")
-    return path
-
-
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    return _shared_data()
-
-
-@pytest.fixture(scope="session")
-def minif2f_file(shared_data: Path) -> Path:
-    return shared_data / "minif2f.jsonl"
+def minif2f_file(data_dir: Path) -> Path:
+    return data_dir / "minif2f.jsonl"
 
 
 @pytest.fixture(autouse=True)
@@ -44,13 +30,10 @@ def fast_gemini() -> GeminiSettings:
     return GeminiSettings(requests_per_minute=1e9, backoff_s=0.001, max_backoff_s=0.001)
 
 
-@pytest.fixture(autouse=True)
-def _shared_data_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Builds find the miniF2F decontamination reference the same way wherever pytest runs from."""
-    env = os.environ.get("KIMINA_SHARED_DATA")
-    path = Path(env) if env else Path(__file__).resolve().parents[3].parent / "shared" / "data"
-    if (path / "minif2f.jsonl").is_file():
-        monkeypatch.setenv("KIMINA_SHARED_DATA", str(path))
+@pytest.fixture
+def no_packaged_minif2f(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An installation whose packaged miniF2F file is missing."""
+    monkeypatch.setattr("kimina_data.minif2f.PACKAGED_MINIF2F", tmp_path / "nowhere" / "minif2f.jsonl")
 
 
 def disguise(statement: str, name: str, number: int) -> str:

@@ -73,14 +73,18 @@ def test_minif2f_writes_the_valid_and_test_parquet(minif2f_file: Path, tmp_path:
     assert not (tmp_path / "rejected.jsonl").exists()
 
 
-def test_minif2f_finds_the_shared_file_by_itself(
-    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_minif2f_reads_the_packaged_file_by_default(
+    minif2f_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("KIMINA_SHARED_DATA", str(shared_data))
-    assert main(["minif2f", "--out", str(tmp_path)]) == 0
-    assert (tmp_path / "minif2f_test.parquet").is_file()
-    monkeypatch.setenv("KIMINA_SHARED_DATA", str(tmp_path / "nowhere"))
-    assert main(["minif2f", "--out", str(tmp_path)]) == 2
+    from kimina_data.minif2f import PACKAGED_MINIF2F
+
+    # The packaged file is the repository's data/minif2f.jsonl, byte for byte.
+    assert PACKAGED_MINIF2F.read_bytes() == minif2f_file.read_bytes()
+    monkeypatch.chdir(tmp_path)  # nothing beside the working folder: the installed package alone must do
+    assert main(["minif2f", "--out", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "minif2f_test.parquet").is_file()
+    monkeypatch.setattr("kimina_data.minif2f.PACKAGED_MINIF2F", tmp_path / "nowhere.jsonl")
+    assert main(["minif2f", "--out", str(tmp_path / "out")]) == 2
 
 
 def test_help_explains_the_options(capsys: pytest.CaptureFixture[str]) -> None:

@@ -112,11 +112,10 @@ def test_no_reference_keeps_every_row(contaminated: Contaminated) -> None:
     assert (len(kept), removed) == (6, [])
 
 
-def test_a_reference_that_cannot_be_found_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_reference_that_cannot_be_found_is_a_clear_error(tmp_path: Path, no_packaged_minif2f: None) -> None:
     with pytest.raises(SourceError, match="missing.jsonl: no such decontamination reference file"):
         load_reference([str(tmp_path / "missing.jsonl")])
-    monkeypatch.setenv("KIMINA_SHARED_DATA", str(tmp_path))
-    with pytest.raises(SourceError, match="KIMINA_SHARED_DATA is set but"):
+    with pytest.raises(SourceError, match="the miniF2F file shipped with kimina-data is missing"):
         load_reference([MINIF2F])
 
 
@@ -155,20 +154,19 @@ def test_a_build_removes_the_copies_and_reports_them(
     )
 
 
-def test_by_default_the_shared_minif2f_file_is_the_reference(
-    contaminated: Contaminated, minif2f_file: Path, tmp_path: Path
-) -> None:
+def test_by_default_the_packaged_minif2f_file_is_the_reference(contaminated: Contaminated, tmp_path: Path) -> None:
+    from kimina_data.minif2f import PACKAGED_MINIF2F
+
     config = BuildConfig(sources=(SourceSpec(str(contaminated[0])),), out=tmp_path, variants=0)
     with pytest.raises(BuildError, match=r"no rows left after decontaminate \(rejected: decontaminate:contaminated 6"):
         build_promptset(config)
     stats = json.loads((tmp_path / "stats.json").read_text())
-    assert stats["decontamination"]["references"] == {str(minif2f_file): 488}
+    assert stats["decontamination"]["references"] == {str(PACKAGED_MINIF2F): 488}
 
 
 def test_without_the_default_file_a_build_warns_that_nothing_is_checked(
-    contaminated: Contaminated, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    contaminated: Contaminated, tmp_path: Path, no_packaged_minif2f: None, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setenv("KIMINA_SHARED_DATA", str(tmp_path / "nowhere"))
     config = BuildConfig(sources=(SourceSpec(str(contaminated[0])),), out=tmp_path, variants=0)
     with caplog.at_level(logging.WARNING):
         report = build_promptset(config)
@@ -180,14 +178,16 @@ def test_without_the_default_file_a_build_warns_that_nothing_is_checked(
 def test_an_explicit_reference_that_is_missing_stops_the_build_before_any_work(
     contaminated: Contaminated, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from kimina_data.minif2f import PACKAGED_MINIF2F
+
     out = tmp_path / "out"
     config = BuildConfig(
         sources=(SourceSpec(str(contaminated[0])),), out=out, variants=0, decontaminate=("heldout.parquet",)
     )
     with pytest.raises(SourceError, match="heldout.parquet: no such decontamination reference file"):
         build_promptset(config)
-    monkeypatch.setenv("KIMINA_SHARED_DATA", str(tmp_path / "nowhere"))
-    with pytest.raises(SourceError, match="KIMINA_SHARED_DATA is set but"):
+    monkeypatch.setattr("kimina_data.minif2f.PACKAGED_MINIF2F", tmp_path / "nowhere" / PACKAGED_MINIF2F.name)
+    with pytest.raises(SourceError, match="the miniF2F file shipped with kimina-data is missing"):
         build_promptset(BuildConfig(sources=config.sources, out=out, variants=0, decontaminate=(MINIF2F,)))
     assert not out.exists()
 

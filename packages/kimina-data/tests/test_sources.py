@@ -8,7 +8,7 @@ from kimina_data.schema import COLUMNS
 from kimina_data.sources import SourceError, SourceKind, SourceSpec, load_source
 
 
-def test_the_shared_minif2f_file_loads_whole_with_its_splits_and_plain_informal_text(minif2f_file: Path) -> None:
+def test_the_minif2f_file_loads_whole_with_its_splits_and_plain_informal_text(minif2f_file: Path) -> None:
     loaded = load_source(SourceSpec(str(minif2f_file)))
     assert loaded.kind is SourceKind.MINIF2F
     assert loaded.rows_read == len(loaded.table) == 488

@@ -1,4 +1,4 @@
-"""Render a kimina-eval report from real recorded Lean verdicts (shared/data/recorded_verdicts.jsonl).
+"""Render a kimina-eval report from real recorded Lean verdicts (data/recorded_verdicts.jsonl).
 
 The file holds, per miniF2F-test problem and prover, the first passing and the first failing attempt that a
 published evaluation kept: a selection, not n independent samples, so pass@1 here is not the provers' pass@1. It is
@@ -8,7 +8,6 @@ real data through the real report path (families, intervals, table, figure, summ
 """
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -17,17 +16,13 @@ from kimina_eval.config import RunConfig, save_config
 from kimina_eval.report import write_report
 from kimina_eval.store import SampleRecord, SampleWriter
 from kimina_eval.summary import summarize
+from kimina_format.testing import data_file
 
 MODELS = ["AI-MO/Kimina-Prover-Preview-Distill-7B", "Goedel-LM/Goedel-Prover-SFT", "deepseek-ai/DeepSeek-Prover-V2-7B"]
 
 
-def shared_data() -> Path:
-    default = Path(__file__).resolve().parents[3].parent / "shared" / "data"
-    return Path(os.environ.get("KIMINA_SHARED_DATA") or default)
-
-
 def main(out: Path) -> None:
-    rows = [json.loads(line) for line in (shared_data() / "recorded_verdicts.jsonl").open()]
+    rows = [json.loads(line) for line in data_file("recorded_verdicts.jsonl").open()]
     started = time.perf_counter()
     summaries = []
     for model in MODELS:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 from collections.abc import Iterator
@@ -15,18 +14,6 @@ from typing import Any
 import pytest
 from kimina_eval.testing import ScriptedEngine, build_tiny_model, reply_by_pattern
 from kimina_verify.testing import sim_server
-
-
-def shared_data() -> Path:
-    root = Path(os.environ.get("KIMINA_SHARED_DATA") or Path(__file__).resolve().parents[3].parent / "shared" / "data")
-    if not (root / "minif2f.jsonl").is_file():
-        pytest.fail(f"shared data not found at {root}; set KIMINA_SHARED_DATA to the folder holding minif2f.jsonl")
-    return root
-
-
-@pytest.fixture(scope="session")
-def data_dir() -> Path:
-    return shared_data()
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
-import os
 import pstats
 import re
 import statistics
@@ -30,10 +29,10 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 
 from kimina_format import check_format
 from kimina_format.statement import statement_key
+from kimina_format.testing import data_file
 from upstream_format import upstream_check  # beside this script, so on sys.path when it runs
 
 Items = list[tuple[str, str]]
@@ -42,15 +41,6 @@ UPSTREAM_REFERENCE = 550
 TARGET = 5_000
 _LONG_LINE = re.compile(rb"\n([^\n]{40,})")
 _FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
-
-
-def data_file() -> Path:
-    override = os.environ.get("KIMINA_SHARED_DATA")
-    folder = Path(override) if override else Path(__file__).resolve().parents[3].parent / "shared" / "data"
-    path = folder / "kimina_completions.jsonl"
-    if not path.is_file():
-        sys.exit(f"bench: {path} not found (set KIMINA_SHARED_DATA to the shared data folder)")
-    return path
 
 
 def ours(items: Items) -> None:
@@ -93,7 +83,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="print the top functions of one profiled pass")
     args = parser.parse_args()
 
-    with open(data_file(), encoding="utf-8") as f:
+    with open(data_file("kimina_completions.jsonl"), encoding="utf-8") as f:
         rows = [json.loads(line) for line in f]
     items = [(r["completion"], r["formal_statement"]) for r in rows]
     megabytes = sum(len(c.encode()) for c, _ in items) / 1e6

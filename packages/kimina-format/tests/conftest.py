@@ -1,9 +1,8 @@
-"""Shared fixtures: the real Kimina completions from ../shared/data and a builder for small synthetic completions."""
+"""Shared fixtures: the real Kimina completions from the repository's data/ and a builder for small synthetic completions."""
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,22 +10,6 @@ from typing import Any
 import pytest
 from kimina_format import check_format
 from kimina_format.testing import build_completion
-
-
-def shared_data_dir() -> Path:
-    override = os.environ.get("KIMINA_SHARED_DATA")
-    path = Path(override) if override else Path(__file__).resolve().parents[3].parent / "shared" / "data"
-    if not (path / "kimina_completions.jsonl").is_file():
-        pytest.fail(
-            f"shared test data not found at {path}: clone the repository with shared/ beside it, "
-            "or set KIMINA_SHARED_DATA to the folder holding kimina_completions.jsonl"
-        )
-    return path
-
-
-@pytest.fixture(scope="session")
-def data_dir() -> Path:
-    return shared_data_dir()
 
 
 @pytest.fixture(scope="session")

@@ -9,17 +9,14 @@ through kimina-rl's per-process Scorer. The stand-in REPLs sleep `--latency` sec
 import argparse
 import asyncio
 import json
-import os
 import time
-from pathlib import Path
 
+from kimina_format.testing import data_file
 from kimina_rl.scoring import Problem
 from kimina_rl.service import Scorer
 from kimina_rl.settings import Settings
 from kimina_verify import Verifier, verify_sync
 from kimina_verify.testing import sim_server
-
-DATA = Path(os.environ.get("KIMINA_SHARED_DATA", Path(__file__).resolve().parents[3].parent / "shared" / "data"))
 
 
 async def run(url: str, rows: list[dict], settings: Settings, print_axioms: bool) -> tuple[float, int]:
@@ -47,7 +44,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per proof in each stand-in REPL")
     parser.add_argument("--repls", type=int, default=8)
     args = parser.parse_args()
-    rows = [json.loads(line) for line in (DATA / "kimina_completions.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in data_file("kimina_completions.jsonl").read_text().splitlines()]
     # Distinct texts, so the verifier's in-flight de-duplication does not hide the load.
     rows = [
         {**r, "completion": r["completion"].replace(":= by", f":= by\n  -- variant {i}", 1)}

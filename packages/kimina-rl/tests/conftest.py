@@ -1,7 +1,6 @@
 """Shared fixtures: real completions, the composed base config, the stand-in verification server, a tiny tokenizer."""
 
 import json
-import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,18 +21,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("filterwarnings", "ignore:Ray state API is no longer experimental:DeprecationWarning")
 
 
-def shared_data_dir() -> Path:
-    """`shared/data` beside the repository (or $KIMINA_SHARED_DATA)."""
-    path = Path(os.environ.get("KIMINA_SHARED_DATA", Path(__file__).resolve().parents[3].parent / "shared" / "data"))
-    if not path.is_dir():
-        pytest.fail(f"shared data folder not found: {path} (set KIMINA_SHARED_DATA)")
-    return path
-
-
 @pytest.fixture(scope="session")
-def completions() -> list[dict[str, Any]]:
+def completions(data_dir: Path) -> list[dict[str, Any]]:
     """Real Kimina-Prover completions (every one a proof Lean accepted)."""
-    lines = (shared_data_dir() / "kimina_completions.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (data_dir / "kimina_completions.jsonl").read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 

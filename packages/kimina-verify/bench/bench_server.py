@@ -1,7 +1,7 @@
 """Benchmark the verification server with lean-repl-sim REPLs and a cost model taken from real Lean runs.
 
 Cost model: each REPL imports its header in 3 s; each proof takes a time drawn from the `repl_time_s` recorded by
-kimina-lean-server on real Lean (../shared/data/recorded_verdicts.jsonl: median 1.2 s, mean 3.8 s, max 42 s).
+kimina-lean-server on real Lean (data/recorded_verdicts.jsonl: median 1.2 s, mean 3.8 s, max 42 s).
 Every time is multiplied by --scale (default 0.02) so the whole run takes minutes; efficiency is a ratio of times,
 so it is what it would be unscaled, except that fixed per-check overheads (HTTP, JSON, pipes) weigh --scale-fold
 more here than against real Lean. The sim sleeps instead of computing, so REPLs do not compete for the 2 cores.
@@ -28,23 +28,16 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
+from kimina_format.testing import data_file
 
 HEADER = "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\n"
 IMPORT_S = 3.0
 
 
-def shared_data() -> Path:
-    root = Path(os.environ.get("KIMINA_SHARED_DATA") or Path(__file__).resolve().parents[3].parent / "shared" / "data")
-    if not (root / "recorded_verdicts.jsonl").is_file():
-        sys.exit(f"shared data not found at {root}: set KIMINA_SHARED_DATA")
-    return root
-
-
 def recorded_times() -> list[float]:
-    with open(shared_data() / "recorded_verdicts.jsonl", encoding="utf-8") as rows:
+    with open(data_file("recorded_verdicts.jsonl"), encoding="utf-8") as rows:
         times = [json.loads(line).get("repl_time_s") for line in rows]
     return [float(t) for t in times if isinstance(t, int | float)]
 
@@ -214,7 +207,7 @@ def dedup_gain(times: list[float], args: argparse.Namespace, rng: random.Random)
         without = asyncio.run(run(server.url, distinct, clients=16, batch=8))
     print(f"\n## De-duplication (GRPO batch: 256 prompts x 8 samples, {repls} REPLs)\n")
     print(f"Assumed duplicate rate {args.dup_rate:.0%}: {len(shared) - unique} of {len(shared)} samples repeat")
-    print("another sample of their group (the shared data holds one completion per problem, so no rate can be")
+    print("another sample of their group (the repository data holds one completion per problem, so no rate can be")
     print("measured from it).\n")
     print("| server | seconds | samples/s | errors |\n|---|---|---|---|")
     print(

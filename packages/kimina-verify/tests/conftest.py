@@ -11,7 +11,6 @@ test through `StandIn`.
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
 import threading
@@ -29,38 +28,25 @@ from fastapi.responses import JSONResponse
 DEFAULT_AXIOMS = ["propext", "Classical.choice", "Quot.sound"]
 
 
-def shared_data_dir() -> Path:
-    env = os.environ.get("KIMINA_SHARED_DATA")
-    path = Path(env) if env else Path(__file__).resolve().parents[3].parent / "shared" / "data"
-    if not (path / "recorded_verdicts.jsonl").is_file():
-        pytest.fail(f"shared data not found at {path}: set KIMINA_SHARED_DATA to the folder holding SOURCES.md")
-    return path
-
-
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    return shared_data_dir()
-
-
-@pytest.fixture(scope="session")
-def recorded_rows(shared_data: Path) -> list[dict[str, Any]]:
-    rows = read_jsonl(shared_data / "recorded_verdicts.jsonl")
+def recorded_rows(data_dir: Path) -> list[dict[str, Any]]:
+    rows = read_jsonl(data_dir / "recorded_verdicts.jsonl")
     assert len(rows) == 1288
     return rows
 
 
 @pytest.fixture(scope="session")
-def minif2f_rows(shared_data: Path) -> list[dict[str, Any]]:
-    return read_jsonl(shared_data / "minif2f.jsonl")
+def minif2f_rows(data_dir: Path) -> list[dict[str, Any]]:
+    return read_jsonl(data_dir / "minif2f.jsonl")
 
 
 @pytest.fixture(scope="session")
-def completions(shared_data: Path) -> list[dict[str, Any]]:
-    return read_jsonl(shared_data / "kimina_completions.jsonl")
+def completions(data_dir: Path) -> list[dict[str, Any]]:
+    return read_jsonl(data_dir / "kimina_completions.jsonl")
 
 
 _DIRECTIVE = re.compile(r"--\s*@([a-z-]+)[ \t]*(.*?)\s*$")

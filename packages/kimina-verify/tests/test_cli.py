@@ -59,8 +59,8 @@ def test_lint_policy_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert out[0]["violations"] == ["native_decide"]
 
 
-def test_lint_real_data(shared_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = shared_data / "recorded_verdicts.jsonl"
+def test_lint_real_data(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = data_dir / "recorded_verdicts.jsonl"
     code, out, err = run(["lint", str(path), "--id-field", "name", "--code-field", "full_code"], capsys)
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     assert len(out) == len(rows) == 1288

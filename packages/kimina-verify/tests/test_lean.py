@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from kimina_format.testing import data_file
 from kimina_verify.server.settings import ServerSettings
 from kimina_verify.testing import ServerThread
 
@@ -35,13 +36,6 @@ def workspace() -> Path:
 
 def lean_version() -> str:
     return (workspace() / "mathlib4" / "lean-toolchain").read_text().strip().rsplit(":", 1)[-1]
-
-
-def shared_data() -> Path:
-    root = Path(os.environ.get("KIMINA_SHARED_DATA") or Path(__file__).resolve().parents[3].parent / "shared" / "data")
-    if not (root / "recorded_verdicts.jsonl").is_file():
-        pytest.fail(f"shared data not found at {root}: set KIMINA_SHARED_DATA")
-    return root
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +104,7 @@ def test_timeout_kills_and_replaces_the_repl(url: str) -> None:
 def test_kimina_prover_proofs_still_verify(url: str) -> None:
     if lean_version() != "v4.15.0":
         pytest.skip(f"the recorded Kimina-Prover verdicts are for Lean v4.15.0, this workspace has {lean_version()}")
-    with open(shared_data() / "recorded_verdicts.jsonl", encoding="utf-8") as rows:
+    with open(data_file("recorded_verdicts.jsonl"), encoding="utf-8") as rows:
         kimina = [r for r in map(json.loads, rows) if r["model"] == "Kimina-Prover-Preview"][:8]
     results = check(url, [r["full_code"] for r in kimina], timeout=300)
     for row, result in zip(kimina, results, strict=True):
@@ -124,7 +118,7 @@ def test_real_repl_reproduces_its_v4_15_transcripts() -> None:
     if lean_version() != "v4.15.0":
         pytest.skip(f"the transcripts are for Lean v4.15.0, this workspace has {lean_version()}")
     root = workspace()
-    with open(shared_data() / "repl_transcripts.jsonl", encoding="utf-8") as rows:
+    with open(data_file("repl_transcripts.jsonl"), encoding="utf-8") as rows:
         cases = [
             r
             for r in map(json.loads, rows)

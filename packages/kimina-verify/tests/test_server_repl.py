@@ -1,13 +1,13 @@
 """The REPL driver: it parses every real REPL reply, and turns hangs, crashes and garbage into clean errors."""
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 import psutil
 import pytest
+from kimina_format.testing import data_file
 from kimina_verify.server.repl import ReplCrashed, ReplGarbage, ReplProcess, ReplTimeout
 
 SIM = (sys.executable, "-m", "kimina_verify.sim")
@@ -25,15 +25,8 @@ for reply in replies:
 """
 
 
-def shared_data() -> Path:
-    root = Path(os.environ.get("KIMINA_SHARED_DATA") or Path(__file__).resolve().parents[3].parent / "shared" / "data")
-    if not (root / "repl_transcripts.jsonl").is_file():
-        pytest.fail(f"shared data not found at {root}: set KIMINA_SHARED_DATA")
-    return root
-
-
 async def test_driver_parses_every_real_repl_reply(tmp_path: Path) -> None:
-    with open(shared_data() / "repl_transcripts.jsonl", encoding="utf-8") as rows:
+    with open(data_file("repl_transcripts.jsonl"), encoding="utf-8") as rows:
         outputs = [json.loads(line)["expected_output"] for line in rows]
     blocks = [block + "\n\n" for output in outputs for block in output.split("\n\n")[:-1]]
     script = tmp_path / "replies"

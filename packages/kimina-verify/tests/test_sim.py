@@ -2,7 +2,6 @@
 
 import io
 import json
-import os
 import re
 import subprocess
 import sys
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kimina_format.testing import data_file
 from kimina_verify.sim.cli import Simulator, build_parser, serve
 from kimina_verify.sim.leanjson import pretty
 
@@ -43,15 +43,8 @@ EXACT = {
 }
 
 
-def shared_data() -> Path:
-    root = Path(os.environ.get("KIMINA_SHARED_DATA") or Path(__file__).resolve().parents[3].parent / "shared" / "data")
-    if not (root / "repl_transcripts.jsonl").is_file():
-        pytest.fail(f"shared data not found at {root}: set KIMINA_SHARED_DATA")
-    return root
-
-
 def transcripts() -> list[dict[str, Any]]:
-    with open(shared_data() / "repl_transcripts.jsonl", encoding="utf-8") as rows:
+    with open(data_file("repl_transcripts.jsonl"), encoding="utf-8") as rows:
         return [json.loads(line) for line in rows]
 
 
@@ -271,7 +264,7 @@ def test_help_says_it_is_a_test_double() -> None:
 
 
 def recorded_rows() -> list[dict[str, Any]]:
-    with open(shared_data() / "recorded_verdicts.jsonl", encoding="utf-8") as rows:
+    with open(data_file("recorded_verdicts.jsonl"), encoding="utf-8") as rows:
         return [json.loads(line) for line in rows]
 
 
@@ -292,7 +285,7 @@ def test_recorded_verdicts_decide_the_reply() -> None:
     stdin = cmd(header_and_body(with_messages["full_code"])[0])
     for row in (with_messages, failed, passed):
         stdin += cmd(header_and_body(row["full_code"])[1], 0)
-    result = run_sim(stdin, "--verdicts", str(shared_data() / "recorded_verdicts.jsonl"))
+    result = run_sim(stdin, "--verdicts", str(data_file("recorded_verdicts.jsonl")))
     header, kept, rejected, accepted = replies(result.stdout)
     assert header == {"env": 0}
     header_lines = (
@@ -308,7 +301,7 @@ def test_recorded_verdicts_decide_the_reply() -> None:
 def test_recorded_timeout_rows_hang() -> None:
     row = next(r for r in recorded_rows() if r["system_error"])
     with pytest.raises(subprocess.TimeoutExpired):
-        run_sim(cmd(row["full_code"]), "--verdicts", str(shared_data() / "recorded_verdicts.jsonl"), timeout=2.0)
+        run_sim(cmd(row["full_code"]), "--verdicts", str(data_file("recorded_verdicts.jsonl")), timeout=2.0)
 
 
 def test_bad_verdicts_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -2,21 +2,12 @@
 
 import io
 import json
-import os
-from pathlib import Path
 from typing import Any
 
-import pytest
+from kimina_format.testing import data_file
 from kimina_verify.sim.cli import Simulator, build_parser, serve
 
 MATHLIB = "[propext, Classical.choice, Quot.sound]"
-
-
-def shared_data() -> Path:
-    root = Path(os.environ.get("KIMINA_SHARED_DATA") or Path(__file__).resolve().parents[3].parent / "shared" / "data")
-    if not (root / "recorded_verdicts.jsonl").is_file():
-        pytest.fail(f"shared data not found at {root}: set KIMINA_SHARED_DATA")
-    return root
 
 
 def ask(*commands: dict[str, Any], args: tuple[str, ...] = ()) -> list[dict[str, Any]]:
@@ -93,7 +84,7 @@ def test_names_from_the_environment_and_escapes() -> None:
 
 
 def recorded_rows() -> list[dict[str, Any]]:
-    with open(shared_data() / "recorded_verdicts.jsonl", encoding="utf-8") as rows:
+    with open(data_file("recorded_verdicts.jsonl"), encoding="utf-8") as rows:
         return [json.loads(line) for line in rows]
 
 
@@ -107,7 +98,7 @@ def test_recorded_rows_still_match_with_appended_checks() -> None:
         name = row["full_code"].split("theorem ", 1)[1].split()[0]
         (reply,) = ask(
             {"cmd": row["full_code"].rstrip() + f"\n\n#print axioms {name}"},
-            args=("--verdicts", str(shared_data() / "recorded_verdicts.jsonl")),
+            args=("--verdicts", str(data_file("recorded_verdicts.jsonl"))),
         )
         replies.append((name, reply))
     (name, ok), (bad_name, bad) = replies

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -213,8 +214,8 @@ def _transcript_pairs(transcripts: list[dict[str, Any]]) -> list[tuple[str, dict
     return pairs
 
 
-def test_real_repl_outputs_are_classified(shared_data: Any) -> None:
-    transcripts = [json.loads(line) for line in (shared_data / "repl_transcripts.jsonl").read_text().splitlines()]
+def test_real_repl_outputs_are_classified(data_dir: Path) -> None:
+    transcripts = [json.loads(line) for line in (data_dir / "repl_transcripts.jsonl").read_text().splitlines()]
     pairs = _transcript_pairs(transcripts)
     assert len(pairs) > 60
     seen = set()

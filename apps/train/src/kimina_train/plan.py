@@ -96,7 +96,7 @@ def _data_builds(recipe: Recipe) -> str:
     if data.promptset is not None:
         builds.append(f"promptset from {', '.join(map(str, data.promptset.get('sources') or []))}")
     if data.minif2f is not None:
-        builds.append(f"miniF2F from {data.minif2f.source or 'the shared minif2f.jsonl'}")
+        builds.append(f"miniF2F from {data.minif2f.source or 'the minif2f.jsonl kimina-data ships'}")
     return f" ({'; '.join(builds)})" if builds else ""
 
 

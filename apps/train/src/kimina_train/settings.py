@@ -50,8 +50,8 @@ class MiniF2FSpec:
 
     Attributes:
         out: Output folder.
-        source: A miniF2F file or hub id (`AI-MO/minif2f_test`); None means the shared file (`$KIMINA_SHARED_DATA`,
-            else `shared/data/minif2f.jsonl` in the working folder or above).
+        source: A miniF2F file or hub id (`AI-MO/minif2f_test`); None means the miniF2F file shipped with
+            kimina-data.
         rectified: Use the rectified statements where a row has one.
     """
 
@@ -82,7 +82,8 @@ class RehearsalSpec:
         problems: miniF2F problems to sample (a group per problem).
         max_new_tokens: Token budget of each sampled completion.
         reference_completions: Add to each group one real Kimina-Prover completion of the same problem (from the
-            shared data), so that rewards, advantages and the loss are not all zero with a random model.
+            completions kimina-train ships), so that rewards, advantages and the loss are not all zero with a random
+            model.
         seed: Seed for sampling.
     """
 

@@ -98,7 +98,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         metavar="PATH",
         help="drop training rows whose statement is in this evaluation set: a file, hub id, or `minif2f` for the "
-        "shared miniF2F file (repeatable; default: miniF2F when its file is found)",
+        "miniF2F file shipped with kimina-data (repeatable; default: minif2f)",
     )
     decontaminate.add_argument(
         "--no-decontaminate", action="store_true", help="keep rows that copy an evaluation problem"
@@ -116,14 +116,13 @@ def _parser() -> argparse.ArgumentParser:
     minif2f = commands.add_parser(
         "minif2f",
         help="write the miniF2F valid and test sets as verl parquet",
-        description="Write minif2f_valid.parquet and minif2f_test.parquet from the shared miniF2F file.",
+        description="Write minif2f_valid.parquet and minif2f_test.parquet from miniF2F (the file shipped with kimina-data by default).",
     )
     minif2f.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
     minif2f.add_argument(
         "--source",
         metavar="PATH_OR_HUB_ID",
-        help="miniF2F file or hub id (default: $KIMINA_SHARED_DATA/minif2f.jsonl, else shared/data/minif2f.jsonl "
-        "in this folder or above)",
+        help="miniF2F file or hub id (default: the miniF2F file shipped with kimina-data)",
     )
     minif2f.add_argument(
         "--no-rectified", action="store_true", help="keep the original statements where rectified ones exist"

@@ -31,7 +31,7 @@ class BuildConfig:
         max_win_rate: Problems solved more often than this are dropped.
         keep_missing_win_rate: Keep problems without a win rate.
         decontaminate: Evaluation sets whose statements training rows must not have (paths, hub ids, or `minif2f`
-            for the shared miniF2F file); empty turns the step off. None, the default, means miniF2F when its file
+            for the miniF2F file shipped with kimina-data); empty turns the step off. None, the default, means miniF2F when its file
             can be found, and a warning that nothing is checked when it cannot.
         dedup: De-duplicate by normalised statement.
         variants: Gemini variants asked per problem; 0 turns the step off.

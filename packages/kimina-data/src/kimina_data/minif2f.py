@@ -1,8 +1,7 @@
-"""The miniF2F evaluation sets (valid and test) as verl parquet, from the shared miniF2F file or the hub."""
+"""The miniF2F evaluation sets (valid and test) as verl parquet, from the miniF2F file shipped here or the hub."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,7 +9,8 @@ from kimina_data.schema import Rejection, write_rejections
 from kimina_data.sources import SourceError, SourceKind, SourceSpec, load_source
 from kimina_data.steps import Split, normalise, to_verl, write_parquet
 
-SHARED_FILE = Path("shared") / "data" / "minif2f.jsonl"
+PACKAGED_MINIF2F = Path(__file__).parent / "resources" / "minif2f.jsonl"
+"""miniF2F (valid and test, with the corrected statements) as shipped in this package; see resources/README.md."""
 
 
 @dataclass(slots=True)
@@ -22,24 +22,15 @@ class MiniF2FResult:
     rejections: list[Rejection] = field(default_factory=list)
 
 
-def default_minif2f_source(start: Path | None = None) -> Path:
-    """The shared miniF2F file: `$KIMINA_SHARED_DATA/minif2f.jsonl`, else the nearest `shared/data/minif2f.jsonl`.
-
-    The search starts in `start` (default: the current folder) and goes up through its parents.
+def default_minif2f_source() -> Path:
+    """The miniF2F file shipped with kimina-data (`PACKAGED_MINIF2F`): the default source of every miniF2F build.
 
     Raises:
-        SourceError: Neither exists.
+        SourceError: The file is missing from the installation.
     """
-    if env := os.environ.get("KIMINA_SHARED_DATA"):
-        path = Path(env) / "minif2f.jsonl"
-        if not path.is_file():
-            raise SourceError(f"KIMINA_SHARED_DATA is set but {path} does not exist")
-        return path
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / SHARED_FILE).is_file():
-            return folder / SHARED_FILE
-    raise SourceError(f"no {SHARED_FILE} in {here} or above it, and KIMINA_SHARED_DATA is not set")
+    if not PACKAGED_MINIF2F.is_file():
+        raise SourceError(f"the miniF2F file shipped with kimina-data is missing ({PACKAGED_MINIF2F}): reinstall it")
+    return PACKAGED_MINIF2F
 
 
 def build_minif2f(source: str | Path, out: Path, *, rectified: bool = True) -> MiniF2FResult:
@@ -51,7 +42,7 @@ def build_minif2f(source: str | Path, out: Path, *, rectified: bool = True) -> M
     in `out`.
 
     Args:
-        source: A local miniF2F file (the shared JSON Lines) or hub id (`AI-MO/minif2f_test`).
+        source: A local miniF2F file (JSON Lines, such as `PACKAGED_MINIF2F`) or hub id (`AI-MO/minif2f_test`).
         out: Output folder.
         rectified: Use `formal_statement_rectified` where a row has one.
     """

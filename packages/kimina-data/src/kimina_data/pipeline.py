@@ -180,7 +180,7 @@ def _reference(config: BuildConfig) -> tuple[Reference | None, DecontaminationSt
             locations = (resolve_location(MINIF2F),)
         except SourceError as e:
             log.warning(
-                "decontamination skipped, the promptset is NOT checked against miniF2F: %s. Set KIMINA_SHARED_DATA, "
+                "decontamination skipped, the promptset is NOT checked against miniF2F: %s. Reinstall kimina-data, "
                 "pass --decontaminate PATH (`decontaminate:` in a config), or --no-decontaminate to silence this",
                 e,
             )

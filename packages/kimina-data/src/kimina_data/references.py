@@ -1,7 +1,7 @@
 """Decontamination references: the evaluation statements a training promptset must not contain, keyed for lookup.
 
 A reference is any source `load_source` reads (miniF2F, a NuminaMath-LEAN or promptset file, a hub id); `minif2f`
-names the shared miniF2F file that `kimina-data minif2f` uses.
+names the miniF2F file shipped with kimina-data, which `kimina-data minif2f` reads by default.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from kimina_data.statement import parse_statement, statement_key
 log = logging.getLogger(__name__)
 
 MINIF2F = "minif2f"
-"""The reference name that stands for the shared miniF2F file (both splits)."""
+"""The reference name that stands for the miniF2F file shipped with kimina-data (both splits)."""
 
 _FILE_SUFFIXES = {".jsonl", ".json", ".parquet"}
 
@@ -48,10 +48,10 @@ def problem_label(data_source: str, uid: str) -> str:
 
 
 def resolve_location(location: str) -> str:
-    """The file behind a reference location: `minif2f` becomes the shared miniF2F file, anything else is kept.
+    """The file behind a reference location: `minif2f` becomes the packaged miniF2F file, anything else is kept.
 
     Raises:
-        SourceError: `minif2f` and no shared file can be found, or a path to a `.jsonl` / `.json` / `.parquet` file
+        SourceError: `minif2f` and the packaged file is missing, or a path to a `.jsonl` / `.json` / `.parquet` file
             that does not exist (caught here, so that it is not mistaken for a hub id).
     """
     if location == MINIF2F:

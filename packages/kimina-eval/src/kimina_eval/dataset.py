@@ -66,22 +66,18 @@ def family_of(name: str) -> str:
 
 
 def find_minif2f() -> Path:
-    """Locate the bundled miniF2F file.
-
-    It is ``$KIMINA_SHARED_DATA/minif2f.jsonl``, else ``shared/data/minif2f.jsonl`` in the working directory or one
-    of its parents.
+    """The miniF2F file shipped with kimina-data (both splits, with the corrected statements).
 
     Raises:
-        DatasetError: When neither exists.
+        DatasetError: When the installation lacks it.
     """
-    env = os.environ.get("KIMINA_SHARED_DATA")
-    candidates = [Path(env) / "minif2f.jsonl"] if env else []
-    cwd = Path.cwd().resolve()
-    candidates += [folder / "shared" / "data" / "minif2f.jsonl" for folder in (cwd, *cwd.parents)]
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
-    raise DatasetError("miniF2F not found: pass --dataset PATH/TO/minif2f.jsonl or set KIMINA_SHARED_DATA")
+    from kimina_data.minif2f import default_minif2f_source
+    from kimina_data.sources import SourceError
+
+    try:
+        return default_minif2f_source()
+    except SourceError as exc:
+        raise DatasetError(f"{exc}; or pass --dataset PATH/TO/minif2f.jsonl") from None
 
 
 def load_problems(
@@ -94,7 +90,7 @@ def load_problems(
     """Load miniF2F problems of one split, in file order.
 
     Args:
-        dataset: ``"minif2f"`` (the bundled file, see `find_minif2f`) or a path to a JSONL file with miniF2F's
+        dataset: ``"minif2f"`` (the file shipped with kimina-data, see `find_minif2f`) or a path to a JSONL file with miniF2F's
             fields: ``name``, ``split``, ``formal_statement``, and optionally ``header``, ``informal_prefix``,
             ``formal_statement_rectified``.
         split: ``"valid"`` or ``"test"``.

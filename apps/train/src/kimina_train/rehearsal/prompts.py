@@ -10,8 +10,8 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-REFERENCE_FILE = "kimina_completions.jsonl"
-"""Real Kimina-Prover completions of miniF2F-test problems (every one a proof Lean accepted), in the shared data."""
+REFERENCE_FILE = Path(__file__).parents[1] / "resources" / "kimina_completions.jsonl"
+"""Real Kimina-Prover completions of miniF2F-test problems (every one a proof Lean accepted), shipped here."""
 
 
 @dataclass(frozen=True)
@@ -36,15 +36,8 @@ class Prompt:
 
 
 def shared_reference_file() -> Path | None:
-    """The shared `kimina_completions.jsonl` next to the shared miniF2F file, or None if there is none."""
-    from kimina_data.minif2f import default_minif2f_source
-    from kimina_data.sources import SourceError
-
-    try:
-        path = default_minif2f_source().parent / REFERENCE_FILE
-    except SourceError:
-        return None
-    return path if path.is_file() else None
+    """The packaged `kimina_completions.jsonl`, or None when the installation lacks it."""
+    return REFERENCE_FILE if REFERENCE_FILE.is_file() else None
 
 
 def load_references(path: Path) -> dict[str, str]:
