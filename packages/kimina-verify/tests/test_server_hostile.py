@@ -273,6 +273,33 @@ def test_a_kept_alive_connection_is_reused_within_the_deadline(impatient: Server
             assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
 
 
+def test_a_client_that_stops_reading_its_answer_is_dropped(impatient: ServerThread) -> None:
+    snippets = [{"id": f"{i:05d}" + "y" * 10_000, "code": OK} for i in range(1000)]  # a 10 MB answer
+    body = json.dumps({"snippets": snippets}).encode()
+    head = (
+        b"POST /api/check HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body)
+    )
+    parts = urlsplit(impatient.url)
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)  # a small window: the server's buffer fills
+        sock.connect((parts.hostname, parts.port))
+        sock.sendall(head + body)
+        time.sleep(4)  # read nothing for longer than the server's one second
+        sock.settimeout(5)
+        answer, reset = b"", False
+        try:
+            while chunk := sock.recv(1 << 20):
+                answer += chunk
+        except ConnectionResetError:
+            reset = True
+    head_part, _, rest = answer.partition(b"\r\n\r\n")
+    assert head_part.startswith(b"HTTP/1.1 200")
+    length = int(next(h for h in head_part.lower().split(b"\r\n") if h.startswith(b"content-length:")).split(b":")[1])
+    assert reset or len(rest) < length, "the whole answer waited for a client that had stopped reading"
+    assert_healthy(impatient.url)
+
+
 def repl_states(url: str) -> dict[str, int]:
     repls: dict[str, int] = httpx.get(f"{url}/health").json()["repls"]
     return repls

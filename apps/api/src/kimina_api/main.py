@@ -114,8 +114,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     configure_logging(args.log_level, args.log_format or ("text" if sys.stderr.isatty() else "json"))
     server = uvicorn.Server(uvicorn_config(create_app(settings), settings))
-    server.run()
-    return 0 if server.started else 3  # as `uvicorn.run` exits when start-up fails
+    try:
+        server.run()
+    except KeyboardInterrupt:  # uvicorn re-raises the SIGINT it shut down on, as `uvicorn.run` expects
+        pass
+    return 0 if server.started else 3  # what `uvicorn.run` exits with when start-up fails
 
 
 if __name__ == "__main__":

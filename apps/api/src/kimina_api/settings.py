@@ -73,7 +73,8 @@ class Settings(BaseSettings):
     read_timeout_s: float = Field(
         default=30.0,
         gt=0,
-        description="Seconds a client has for its request headers, and may pause within its body (then 408).",
+        description="Seconds a client has for its request headers; the longest it may pause in its body (then 408)"
+        " or in reading its answer.",
     )
     max_statement_chars: int = Field(default=20_000, ge=100)
     max_informal_chars: int = Field(default=20_000, ge=0)

@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add(
         "--read-timeout",
         type=float,
-        help="seconds a client has for its request headers, and may pause within its body (default 30)",
+        help="seconds a client has for its request headers, and may pause within its body or its answer (default 30)",
     )
     add("--shutdown-grace", type=float, help="seconds in-flight checks get on shutdown (default 30)")
     add("--lean-version", help="Lean version reported by /health")

@@ -48,8 +48,8 @@ class ServerSettings:
         max_snippet_bytes: Larger snippets fail on their own, without reaching a REPL.
         max_request_bytes: Larger request bodies get 413 (declared or chunked).
         max_batch: Snippets one request may hold, every one counted (identical ones too); more get 413.
-        read_timeout: A client has this long to send each request's headers, and may pause this long within its
-            body (then 408); a slower one is disconnected.
+        read_timeout: A client has this long to send each request's headers, may pause this long within its body
+            (then 408), and may leave its answer unread this long; a slower one is disconnected.
         max_reply_bytes: A REPL reply larger than this is treated as garbage.
         header_switch_after: A REPL keeps serving its own header unless another check has waited this long.
         init_repls: Headers to import at start-up, with how many REPLs for each.
