@@ -121,7 +121,11 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     errors: list[dict[str, Any]] = []
     reasons = []
     for error in exc.errors():
-        loc = [part if isinstance(part, int) else str(part)[:64] for part in error.get("loc", ())]
+        # A location may hold a key the client made up: anything but a plain name is shown escaped, on one line.
+        loc = [
+            part if isinstance(part, int) or str(part).isidentifier() else ascii(str(part)[:64])
+            for part in error.get("loc", ())
+        ]
         msg = " ".join(str(error.get("msg")).split())[:_MAX_REASON_CHARS]
         errors.append({"type": str(error.get("type")), "loc": loc, "msg": msg})
         if error.get("type") == "json_invalid":
