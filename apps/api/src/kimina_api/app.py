@@ -12,18 +12,23 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from kimina_eval.engines import Engine
 from kimina_verify import Verifier
+from kimina_verify.server.guard import HeadAsGet, RequestGuard
 
 from kimina_api import __version__, playground
+from kimina_api.auth import check_api_key
 from kimina_api.engine import EngineRunner
 from kimina_api.limiter import Limiter
 from kimina_api.metrics import Metrics
-from kimina_api.middleware import BodyLimitMiddleware, RequestLogMiddleware
+from kimina_api.middleware import RequestLogMiddleware
 from kimina_api.prover import Prover
-from kimina_api.routes import router
+from kimina_api.routes import ops_router, router
 from kimina_api.service import ProveService
 from kimina_api.settings import Settings
 
 logger = logging.getLogger(__name__)
+
+# A reason longer than this (it may quote the client's input) is cut.
+_MAX_REASON_CHARS = 300
 
 _DESCRIPTION = """Prove Lean 4 theorems with a Kimina-style prover: sample attempts, check their format,
 verify them with Lean (kimina-verify), and give each failure one error-fix turn.
@@ -52,13 +57,18 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     app.state.settings = settings
     app.state.engine_override = engine
     app.state.metrics = metrics = Metrics()
+    # Checked on /v1/* before FastAPI reads the body: the key first, then the body's size and pace, then strict JSON.
+    app.state.request_guard = RequestGuard(
+        authenticate=check_api_key, max_body_bytes=settings.max_body_bytes, read_timeout=settings.read_timeout_s
+    )
     app.include_router(router)
+    app.include_router(ops_router)
     if settings.playground:
         app.include_router(playground.router)
         app.mount("/playground", playground.static_files(), name="playground")
     app.add_exception_handler(RequestValidationError, _validation_error)
-    # Added last, so it runs first: the request log covers the body limit's 413s too.
-    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(HeadAsGet)  # HEAD wherever GET is served
+    # Added last, so it runs first: the request log shows HEAD as HEAD.
     app.add_middleware(RequestLogMiddleware, metrics=metrics)
     return app
 
@@ -103,17 +113,24 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
-    """422 with one readable `detail` line (like every other error) and the itemised `errors` for programs."""
+    """422 with one readable `detail` line (like every other error) and the itemised `errors` for programs.
+
+    The input is not echoed: it may be large, or a number JSON cannot carry (`1e400` parses as infinity).
+    """
     assert isinstance(exc, RequestValidationError)
-    errors: list[dict[str, Any]] = list(exc.errors())
+    errors: list[dict[str, Any]] = []
     reasons = []
-    for error in errors:
+    for error in exc.errors():
+        # A location may hold a key the client made up: anything but a plain name is shown escaped, on one line.
+        loc = [
+            part if isinstance(part, int) or str(part).isidentifier() else ascii(str(part)[:64])
+            for part in error.get("loc", ())
+        ]
+        msg = " ".join(str(error.get("msg")).split())[:_MAX_REASON_CHARS]
+        errors.append({"type": str(error.get("type")), "loc": loc, "msg": msg})
         if error.get("type") == "json_invalid":
-            reasons.append(f"the body is not valid JSON ({error.get('ctx', {}).get('error', 'parse error')})")
+            reasons.append(f"the body is not valid JSON: {error.get('ctx', {}).get('error', 'parse error')}")
             continue
-        where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
-        reasons.append(f"{where}: {error.get('msg')}" if where else str(error.get("msg")))
-    return JSONResponse(
-        {"detail": "; ".join(reasons), "errors": [{k: v for k, v in e.items() if k != "ctx"} for e in errors]},
-        status_code=422,
-    )
+        where = ".".join(str(part) for part in loc if part != "body")
+        reasons.append(f"{where}: {msg}" if where else msg)
+    return JSONResponse({"detail": "; ".join(reasons), "errors": errors}, status_code=422)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from rich.console import Console
@@ -12,6 +12,10 @@ from rich.console import Console
 from kimina_api import __version__
 from kimina_api.logs import configure_logging
 from kimina_api.settings import Settings
+
+if TYPE_CHECKING:
+    import uvicorn
+    from fastapi import FastAPI
 
 _EPILOG = """examples:
   CPU, a local model, the stand-in verifier:
@@ -79,6 +83,21 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return Settings(**overrides)
 
 
+def uvicorn_config(app: FastAPI, settings: Settings) -> uvicorn.Config:
+    """How `kimina-api` serves `app`: on the settings' address, closing connections too slow to send a request."""
+    import uvicorn
+    from kimina_verify.server.connections import http_protocol
+
+    return uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_config=None,  # configure_logging already set up every logger
+        timeout_graceful_shutdown=30,
+        http=http_protocol(settings.read_timeout_s),
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse flags, build the settings and the app, and serve until interrupted."""
     args = parse_args(argv)
@@ -94,14 +113,12 @@ def main(argv: list[str] | None = None) -> int:
         Console(stderr=True).print(f"[red]error:[/] invalid settings: {problems}", highlight=False)
         return 2
     configure_logging(args.log_level, args.log_format or ("text" if sys.stderr.isatty() else "json"))
-    uvicorn.run(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        log_config=None,  # configure_logging already set up every logger
-        timeout_graceful_shutdown=30,
-    )
-    return 0
+    server = uvicorn.Server(uvicorn_config(create_app(settings), settings))
+    try:
+        server.run()
+    except KeyboardInterrupt:  # uvicorn re-raises the SIGINT it shut down on, as `uvicorn.run` expects
+        pass
+    return 0 if server.started else 3  # what `uvicorn.run` exits with when start-up fails
 
 
 if __name__ == "__main__":

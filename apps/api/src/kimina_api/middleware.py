@@ -1,8 +1,7 @@
-"""ASGI middleware: a request id and one structured log line per request, and a cap on request body size."""
+"""ASGI middleware: a request id and one structured log line per request."""
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -63,54 +62,3 @@ class RequestLogMiddleware:
                     "client": scope["client"][0] if scope.get("client") else None,
                 },
             )
-
-
-class BodyLimitMiddleware:
-    """Refuses request bodies over `max_bytes` with 413, whether or not the client sent a Content-Length.
-
-    The body is read (up to the limit) before the app sees it, so an oversized upload never reaches JSON parsing.
-    """
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Buffer the body within the limit and replay it to the app, or answer 413."""
-        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._refuse(send)
-            return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            if size > self.max_bytes:
-                await self._refuse(send)
-                return
-            if not message.get("more_body", False):
-                break
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-            # After the body, the app only ever waits for the client to go away.
-            return await receive()
-
-        await self.app(scope, replay, send)
-
-    async def _refuse(self, send: Send) -> None:
-        body = json.dumps({"detail": f"the request body is larger than {self.max_bytes} bytes"}).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-        await send({"type": "http.response.start", "status": 413, "headers": headers})
-        await send({"type": "http.response.body", "body": body})

@@ -1,4 +1,8 @@
-"""The HTTP endpoints: `POST /v1/prove` (JSON or server-sent events), `GET /health` and `GET /metrics`."""
+"""The HTTP endpoints: `POST /v1/prove` (JSON or server-sent events), `GET /health` and `GET /metrics`.
+
+`router` holds the authenticated endpoints, behind kimina-verify's request guard (the key before the body, then the
+body under limits and strict JSON); `ops_router` the open ones.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.sse import format_sse_event
+from kimina_verify.server.guard import GuardedRoute
 from pydantic import BaseModel
 from starlette.types import Receive, Scope, Send
 
@@ -28,7 +33,8 @@ from kimina_api.schemas import (
 )
 from kimina_api.service import ProveService, RequestRejected
 
-router = APIRouter()
+router = APIRouter(route_class=GuardedRoute)
+ops_router = APIRouter()
 
 # Comment lines keep proxies from closing a quiet stream, and make a vanished client show up as a failed write.
 _KEEPALIVE_S = 10.0
@@ -50,7 +56,8 @@ Service = Annotated[ProveService, Depends(get_service)]
 _ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorBody, "description": description}
     for status, description in (
-        (401, "Missing or wrong API key."),
+        (401, "Missing or wrong API key (checked before the body is read)."),
+        (408, "The request body stopped arriving."),
         (413, "Request body too large."),
         (422, "Invalid request, or over this server's limits."),
         (429, "Every slot and the whole queue are taken; retry after `Retry-After` seconds."),
@@ -93,7 +100,7 @@ async def prove(body: ProveRequest, request: Request, service: Service) -> Respo
     return JSONResponse(result.model_dump(mode="json"))
 
 
-@router.get("/health", response_model=HealthResponse, responses={503: {"model": HealthResponse}}, tags=["ops"])
+@ops_router.get("/health", response_model=HealthResponse, responses={503: {"model": HealthResponse}}, tags=["ops"])
 async def health(service: Service) -> JSONResponse:
     """Ready (200) when the engine is loaded and the verifier, if configured, answers; otherwise 503 and why."""
     engine = service.prover.engine
@@ -122,7 +129,7 @@ async def health(service: Service) -> JSONResponse:
     return JSONResponse(body.model_dump(mode="json"), status_code=200 if ready else 503)
 
 
-@router.get("/metrics", response_class=Response, tags=["ops"])
+@ops_router.get("/metrics", response_class=Response, tags=["ops"])
 async def metrics(service: Service) -> Response:
     """Prometheus metrics in the text exposition format."""
     return Response(service.metrics.render(), media_type=service.metrics.content_type)

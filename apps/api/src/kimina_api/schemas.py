@@ -17,7 +17,8 @@ _MAX_TEXT = 200_000
 class SamplingRequest(BaseModel):
     """Sampling settings for one request; unset fields take the server's defaults."""
 
-    model_config = ConfigDict(extra="forbid")
+    # allow_inf_nan=False: `1e400` parses as infinity, and no setting here may be infinite.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     temperature: float | None = Field(default=None, ge=0, le=2)
     top_p: float | None = Field(default=None, gt=0, le=1)
@@ -30,6 +31,7 @@ class ProveRequest(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        allow_inf_nan=False,
         json_schema_extra={
             "examples": [
                 {

@@ -22,7 +22,9 @@ class Settings(BaseSettings):
     Each field reads from `KIMINA_API_<FIELD>` (e.g. `KIMINA_API_MODEL=/models/kimina-1.7b`); dict fields take JSON.
     """
 
-    model_config = SettingsConfigDict(env_prefix="KIMINA_API_", env_file=".env", extra="ignore", frozen=True)
+    model_config = SettingsConfigDict(
+        env_prefix="KIMINA_API_", env_file=".env", extra="ignore", frozen=True, allow_inf_nan=False
+    )
 
     # Serving (used by `kimina-api`; the app itself does not bind).
     host: str = "127.0.0.1"
@@ -68,6 +70,12 @@ class Settings(BaseSettings):
     max_queue: int = Field(default=32, ge=0, description="Requests waiting for a slot; beyond this: 429.")
     request_timeout_s: float = Field(default=600.0, gt=0, description="Queue wait plus work, per request.")
     max_body_bytes: int = Field(default=256_000, ge=1024)
+    read_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="Seconds a client has for its request headers; the longest it may pause in its body (then 408)"
+        " or in reading its answer.",
+    )
     max_statement_chars: int = Field(default=20_000, ge=100)
     max_informal_chars: int = Field(default=20_000, ge=0)
     max_n: int = Field(default=16, ge=1)

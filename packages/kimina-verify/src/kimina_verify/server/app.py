@@ -1,7 +1,8 @@
 """The HTTP API: kimina-lean-server v2 routes (`/api/check`, `/verify`, `/health`) plus `/metrics`.
 
 Request bodies are kimina-client's own pydantic models, so anything kimina-client sends is accepted exactly as the
-upstream server accepts it (including its 422s for empty or duplicate-id batches).
+upstream server accepts it (including its 422s for empty or duplicate-id batches). Checks are guarded routes: the API
+key is checked before the body is read, and the body is read under limits and parsed strictly (`guard.py`).
 """
 
 from __future__ import annotations
@@ -12,15 +13,16 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.security import APIKeyHeader
 from kimina_client.models import CheckRequest, CheckResponse, VerifyRequestBody, VerifyResponse
 
 from kimina_verify.server import outcome as texts
+from kimina_verify.server.guard import GuardedRoute, HeadAsGet, RequestGuard
 from kimina_verify.server.job import CheckSpec
 from kimina_verify.server.lean_env import describe_lean_env
-from kimina_verify.server.limits import BodySizeLimit
 from kimina_verify.server.metrics import Metrics
 from kimina_verify.server.outcome import CheckOutcome
 from kimina_verify.server.pool import BatchTooLarge, PoolClosed, QueueFull, ReplPool
@@ -28,18 +30,30 @@ from kimina_verify.server.settings import ServerSettings
 from kimina_verify.server.snippet import shift_positions, split_snippet
 
 _api_key_header = APIKeyHeader(name="Authorization", auto_error=False)
+# A reason longer than this (it may quote the client's input) is cut.
+_MAX_REASON_CHARS = 300
 
 
-async def require_key(request: Request, auth: Annotated[str | None, Depends(_api_key_header)]) -> None:
-    """Accept `Authorization: Bearer KEY` (or the bare key) when the server has an API key, as upstream does."""
+def check_key(request: Request) -> None:
+    """Accept `Authorization: Bearer KEY` (or the bare key) when the server has an API key, as upstream does.
+
+    Raises:
+        HTTPException: 401 `Missing API key` or `Invalid API key`.
+    """
     expected: str | None = request.app.state.settings.api_key
     if expected is None:
         return
+    auth = request.headers.get("authorization")
     if not auth:
         raise HTTPException(401, "Missing API key")
     token = auth.removeprefix("Bearer ").strip()
     if not secrets.compare_digest(token.encode(), expected.encode()):
         raise HTTPException(401, "Invalid API key")
+
+
+async def require_key(request: Request, auth: Annotated[str | None, Depends(_api_key_header)]) -> None:
+    """The key check as a dependency, so the OpenAPI schema documents it (the guard has run it before the body)."""
+    check_key(request)
 
 
 def _pool(request: Request) -> ReplPool:
@@ -78,13 +92,24 @@ def create_app(settings: ServerSettings) -> FastAPI:
         openapi_url="/api/openapi.json",
     )
     app.state.settings = settings
+    app.state.request_guard = RequestGuard(
+        authenticate=check_key,
+        max_body_bytes=settings.max_request_bytes,
+        read_timeout=settings.read_timeout,
+        max_items=settings.max_batch,
+    )
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_middleware(HeadAsGet)
     lean_env = describe_lean_env(settings)
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
+    checks = APIRouter(route_class=GuardedRoute, dependencies=[Depends(require_key)])
 
-    @app.post(
+    @checks.post(
         "/api/check",
-        dependencies=[Depends(require_key)],
-        responses={200: {"model": CheckResponse}, 429: {"description": "queue full, see Retry-After"}},
+        responses={
+            200: {"model": CheckResponse},
+            413: {"description": "body or batch over this server's limits"},
+            429: {"description": "queue full, see Retry-After"},
+        },
     )
     async def check(body: CheckRequest, pool: Pool) -> JSONResponse:
         timeout = _timeout(settings, body.timeout if "timeout" in body.model_fields_set else None)
@@ -95,15 +120,19 @@ def create_app(settings: ServerSettings) -> FastAPI:
         ]
         return JSONResponse({"results": results})
 
-    @app.post("/api/check/", dependencies=[Depends(require_key)], include_in_schema=False)
+    @checks.post("/api/check/", include_in_schema=False)
     async def check_slash(body: CheckRequest, pool: Pool) -> JSONResponse:
         return await check(body, pool)
 
     async def verify(body: VerifyRequestBody, pool: Pool) -> JSONResponse:
+        if body.timeout < 0:  # kimina-client's v1 model has no bound; v2's says ge=0
+            raise RequestValidationError(
+                [{"type": "greater_than_equal", "loc": ("body", "timeout"), "msg": _NEGATIVE_TIMEOUT}]
+            )
         try:
             codes = [code.get_proof_content() for code in body.codes]
         except ValueError as exc:
-            raise HTTPException(422, str(exc)) from None
+            raise HTTPException(422, str(exc)[:_MAX_REASON_CHARS]) from None
         timeout = _timeout(settings, body.timeout if "timeout" in body.model_fields_set else None)
         infotree = body.infotree_type.value if body.infotree_type else None
         outcomes, lines = await _run(pool, settings, codes, timeout, infotree, fresh=body.disable_cache)
@@ -111,12 +140,8 @@ def create_app(settings: ServerSettings) -> FastAPI:
         return JSONResponse({"results": results})
 
     for path, public in (("/verify", True), ("/one_pass_verify_batch", False)):
-        app.post(
-            path,
-            dependencies=[Depends(require_key)],
-            responses={200: {"model": VerifyResponse}},
-            include_in_schema=public,
-        )(verify)
+        checks.post(path, responses={200: {"model": VerifyResponse}}, include_in_schema=public)(verify)
+    app.include_router(checks)
 
     async def health(request: Request) -> JSONResponse:
         pool: ReplPool | None = getattr(request.app.state, "pool", None)
@@ -134,7 +159,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
         )
 
     for path in ("/health", "/health/", "/"):
-        app.get(path, include_in_schema=path == "/health")(health)
+        app.get(path, include_in_schema=path == "/health")(health)  # HEAD too, by `HeadAsGet`
 
     @app.get("/metrics", response_class=PlainTextResponse)
     async def metrics(pool: Pool) -> PlainTextResponse:
@@ -147,6 +172,25 @@ def create_app(settings: ServerSettings) -> FastAPI:
         return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
     return app
+
+
+_NEGATIVE_TIMEOUT = "Input should be greater than or equal to 0"
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    """422 in FastAPI's (and upstream's) shape, without echoing the input: it may be huge or not encodable."""
+    assert isinstance(exc, RequestValidationError)
+    detail = []
+    for error in exc.errors():
+        message = str(error.get("msg", "invalid"))
+        reason = error.get("ctx", {}).get("error") if error.get("type") == "json_invalid" else None
+        if reason:
+            message = f"{message}: {reason}"
+        loc = [part if isinstance(part, int) else str(part)[:64] for part in error.get("loc", ())]
+        detail.append(
+            {"type": str(error.get("type")), "loc": loc, "msg": " ".join(message.split())[:_MAX_REASON_CHARS]}
+        )
+    return JSONResponse({"detail": detail}, status_code=422)
 
 
 def _timeout(settings: ServerSettings, requested: float | None) -> float:

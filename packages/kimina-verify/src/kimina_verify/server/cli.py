@@ -38,6 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--max-queue", type=int, help="checks waiting at most; more get 429 + Retry-After (default 4096)")
     add("--max-wait", type=float, help="seconds a check may wait for a REPL (default 3600)")
     add("--max-snippet-bytes", type=int, help="larger snippets fail on their own (default 1 MiB)")
+    add("--max-request-bytes", type=int, help="larger request bodies get 413 (default 64 MiB)")
+    add("--max-batch", type=int, help="snippets per request at most, identical ones counted too; more get 413 (4096)")
+    add(
+        "--read-timeout",
+        type=float,
+        help="seconds a client has for its request headers, and may pause within its body or its answer (default 30)",
+    )
     add("--shutdown-grace", type=float, help="seconds in-flight checks get on shutdown (default 30)")
     add("--lean-version", help="Lean version reported by /health")
     add("--log-level", help="DEBUG, INFO, WARNING or ERROR (default INFO)")
@@ -62,6 +69,9 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         max_queue=args.max_queue,
         max_wait=args.max_wait,
         max_snippet_bytes=args.max_snippet_bytes,
+        max_request_bytes=args.max_request_bytes,
+        max_batch=args.max_batch,
+        read_timeout=args.read_timeout,
         shutdown_grace=args.shutdown_grace,
         lean_version=args.lean_version,
         log_level=args.log_level,

@@ -1,70 +1,52 @@
-"""An ASGI middleware that refuses request bodies over a size limit with 413, before they are read whole."""
+"""Reading a request body under a size limit and a read timeout, so that a client can neither flood nor stall a server.
+
+A declared `Content-Length` over the limit is refused before anything is read; a chunked body is cut off with the
+same 413 as soon as it passes the limit; a client that stops sending in the middle of its body gets 408.
+"""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+import asyncio
 
-# The ASGI types, spelled out so this module needs nothing beyond the standard library.
-Message = MutableMapping[str, Any]
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+from fastapi import HTTPException, Request
+
+# A stalled body will not arrive: the connection is closed with the 408. After a 413 (or a 401, which comes before the
+# body is read) uvicorn reads and drops the rest, so the client can finish sending and read the answer; the connection
+# guard (`connections.py`) bounds how long that may take.
+_CLOSE = {"Connection": "close"}
 
 
-class BodySizeLimit:
-    """Answer 413 to requests whose declared or streamed body exceeds `max_bytes`."""
+def too_large(limit: int) -> HTTPException:
+    """The 413 for a body over `limit` bytes."""
+    return HTTPException(413, f"the request body is larger than this server's limit of {limit} bytes")
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Pass the request on, cutting it off with 413 once its body is too large."""
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope.get("headers") or ()).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await _too_large(send, self.max_bytes)
-            return
-        seen = 0
-        started = False
+async def read_body(request: Request, *, max_bytes: int, read_timeout: float) -> bytes:
+    """The whole body of `request`, read as it arrives.
 
-        async def limited_receive() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _BodyTooLarge
-            return message
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
+    Raises:
+        HTTPException: 413 when the body is (or says it is) over `max_bytes`; 408 when `read_timeout` seconds pass
+            without a byte of it; 499 when the client goes away first.
+    """
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+        raise too_large(max_bytes)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
         try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _BodyTooLarge:
-            if not started:
-                await _too_large(send, self.max_bytes)
-
-
-class _BodyTooLarge(Exception):
-    pass
-
-
-async def _too_large(send: Send, limit: int) -> None:
-    body: Any = json.dumps({"detail": f"request body over this server's limit of {limit} bytes"}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 413,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+            async with asyncio.timeout(read_timeout):
+                message = await request.receive()
+        except TimeoutError:
+            raise HTTPException(
+                408, f"the request body stopped arriving: nothing for {read_timeout:g} s", headers=_CLOSE
+            ) from None
+        if message["type"] == "http.disconnect":
+            raise HTTPException(499, "the client closed the connection before its body arrived")
+        chunk: bytes = message.get("body", b"")
+        size += len(chunk)
+        if size > max_bytes:
+            raise too_large(max_bytes)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)

@@ -134,9 +134,10 @@ class ReplPool:
         return max(1, min(300, math.ceil(self._queued * mean / len(self.slots))))
 
     def repl_states(self) -> dict[str, int]:
-        """How many slots are busy, idle with a warm REPL, or empty."""
+        """How many slots are busy, idle with a warm REPL, or empty (a REPL that died while idle counts as none)."""
         busy = sum(1 for s in self.slots if s.busy)
-        warm = sum(1 for s in self.slots if not s.busy and s.repl is not None)
+        # The slot replaces a dead REPL only at its next check: until then, asking the process is the truth.
+        warm = sum(1 for s in self.slots if not s.busy and s.repl is not None and s.repl.alive)
         return {"busy": busy, "idle": warm, "empty": len(self.slots) - busy - warm}
 
     async def drain(self, grace: float) -> None:

@@ -10,6 +10,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from kimina_verify.server.app import create_app
+from kimina_verify.server.connections import http_protocol
 from kimina_verify.server.pool import ReplPool
 from kimina_verify.server.settings import ServerSettings
 
@@ -52,6 +53,7 @@ def build_server(settings: ServerSettings, *, log_level: str | None = None, acce
         log_level=(log_level or settings.log_level).lower(),
         access_log=access_log,
         backlog=4096,
+        http=http_protocol(settings.read_timeout),
         timeout_graceful_shutdown=int(settings.shutdown_grace) + 5,
     )
     return DrainingServer(config, app, settings.shutdown_grace)

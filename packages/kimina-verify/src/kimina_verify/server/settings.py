@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shlex
@@ -45,7 +46,10 @@ class ServerSettings:
         max_queue: Checks waiting for a REPL at most; beyond that requests get 429 with Retry-After.
         max_wait: Seconds a check may wait for a REPL before it fails with "No available REPLs".
         max_snippet_bytes: Larger snippets fail on their own, without reaching a REPL.
-        max_request_bytes: Larger request bodies get 413.
+        max_request_bytes: Larger request bodies get 413 (declared or chunked).
+        max_batch: Snippets one request may hold, every one counted (identical ones too); more get 413.
+        read_timeout: A client has this long to send each request's headers, may pause this long within its body
+            (then 408), and may leave its answer unread this long; a slower one is disconnected.
         max_reply_bytes: A REPL reply larger than this is treated as garbage.
         header_switch_after: A REPL keeps serving its own header unless another check has waited this long.
         init_repls: Headers to import at start-up, with how many REPLs for each.
@@ -70,6 +74,8 @@ class ServerSettings:
     max_wait: float = 3600.0
     max_snippet_bytes: int = 1 << 20
     max_request_bytes: int = 64 << 20
+    max_batch: int = 4096
+    read_timeout: float = 30.0
     max_reply_bytes: int = 64 << 20
     header_switch_after: float = 5.0
     init_repls: Mapping[str, int] = field(default_factory=dict)
@@ -80,11 +86,15 @@ class ServerSettings:
     def __post_init__(self) -> None:
         if self.max_repls < 1:
             raise ValueError(f"max_repls must be at least 1, got {self.max_repls}")
-        if self.max_queue < 1:
-            raise ValueError(f"max_queue must be at least 1, got {self.max_queue}")
-        for name in ("timeout", "max_timeout", "import_timeout", "max_wait"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        for name in ("max_queue", "max_batch", "max_request_bytes"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("timeout", "max_timeout", "import_timeout", "max_wait", "read_timeout"):
+            if not 0 < getattr(self, name) < math.inf:  # false for NaN too
+                raise ValueError(f"{name} must be a positive number of seconds, got {getattr(self, name)}")
+        for name in ("header_switch_after", "shutdown_grace"):
+            if not 0 <= getattr(self, name) < math.inf:
+                raise ValueError(f"{name} must be 0 or more seconds, got {getattr(self, name)}")
         if self.max_repl_uses < 0:
             raise ValueError(f"max_repl_uses must be 0 (never replace) or more, got {self.max_repl_uses}")
         if 0 < self.max_repl_mem < 64:
@@ -155,7 +165,7 @@ def _parse_env(name: str, raw: str) -> Any:
     return raw or None
 
 
-_INT_FIELDS = frozenset({"port", "max_queue", "max_snippet_bytes", "max_request_bytes", "max_reply_bytes"})
+_INT_FIELDS = frozenset({"port", "max_queue", "max_snippet_bytes", "max_request_bytes", "max_batch", "max_reply_bytes"})
 _FLOAT_FIELDS = frozenset(
-    {"timeout", "max_timeout", "import_timeout", "max_wait", "header_switch_after", "shutdown_grace"}
+    {"timeout", "max_timeout", "import_timeout", "max_wait", "read_timeout", "header_switch_after", "shutdown_grace"}
 )
