@@ -172,7 +172,7 @@ class Runner:
         self.lean_env = lean_env
         self.problems = load_problems(config.dataset, config.split, limit=config.limit, rectified=config.rectified)
         self._check_directory()
-        self.engine: Engine | None = None
+        self.engine: Engine | None = engine if isinstance(engine, Engine) else None
         self._engine = engine
         self._done: dict[tuple[str, int, int], SampleRecord] = {}
         # Attempts whose verification failed for infrastructure reasons: their completions are verified again.

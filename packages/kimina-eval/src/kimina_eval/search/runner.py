@@ -105,7 +105,7 @@ class SearchRunner:
         self.lean_env = lean_env
         self.problems = load_problems(config.dataset, config.split, limit=config.limit, rectified=config.rectified)
         self._check_directory()
-        self.engine: Engine | None = None
+        self.engine: Engine | None = engine if isinstance(engine, Engine) else None
         self._engine = engine
         self.results: dict[str, SearchResult] = {}
 
