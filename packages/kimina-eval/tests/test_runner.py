@@ -182,7 +182,6 @@ def test_corrupt_line_is_skipped_counted_and_its_sample_redone(
 
 
 def test_unknown_split_and_template_are_refused() -> None:
-
     with pytest.raises(DatasetError, match="unknown split 'train'"):
         load_problems(split="train")
     with pytest.raises(ConfigError, match="unknown template"):
