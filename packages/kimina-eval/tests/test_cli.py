@@ -155,6 +155,21 @@ def test_a_model_that_cannot_work_is_one_line(
     assert not (tmp_path / "run").exists()  # nothing was written
 
 
+def test_vllm_without_the_extra_is_one_line_naming_both_installs(
+    tiny_model: Path, lean_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        import vllm  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("vllm is installed")
+    argv = ["run", "--model", str(tiny_model), "--engine", "vllm", "--out", str(tmp_path), "--lean-url", lean_url]
+    code, err = run_one_line_error(argv, capsys)
+    # The extra's brackets survive the terminal's markup.
+    assert code == 1 and 'pip install "kimina-eval[vllm]"' in err and "uv sync --all-packages --extra vllm" in err
+
+
 def test_check_model_lets_hub_ids_and_existing_directories_through(tiny_model: Path) -> None:
     for model in ("AI-MO/Kimina-Prover-Distill-1.7B", "gpt2", str(tiny_model)):
         check_model("transformers", model)

@@ -15,6 +15,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.logging import RichHandler
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -46,10 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _build(args)
         return _minif2f(args)
     except (ConfigError, SourceError, MissingApiKeyError) as e:
-        console.print(f"[red]error:[/] {e}")
+        console.print(f"[red]error:[/] {escape(str(e))}")
         return EXIT_USAGE
     except (BuildError, GeminiError, VerificationServerError) as e:
-        console.print(f"[red]build failed:[/] {e}")
+        console.print(f"[red]build failed:[/] {escape(str(e))}")
         return EXIT_FAILED
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: Gemini answers received so far are cached; a rerun resumes")

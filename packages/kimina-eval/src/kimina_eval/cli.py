@@ -18,6 +18,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.logging import RichHandler
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -194,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         commands = {"run": _run, "search": _search, "report": _report, "score": _score}
         commands[args.command](args)
     except CliError as error:
-        console.print(f"[red]error:[/red] {error}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(error))}", highlight=False)
         return error.code
     except KeyboardInterrupt:
         console.print("interrupted: rerun the same command to resume")

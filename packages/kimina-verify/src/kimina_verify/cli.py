@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from kimina_verify.integrity import DEFAULT_ALLOWED_OPTIONS, IntegrityPolicy, check_integrity
 
@@ -147,7 +148,7 @@ def run_check(args: argparse.Namespace) -> int:
     stderr.print(f"{counts['valid']}/{len(rows)} valid; " + ", ".join(f"{k}: {n}" for k, n in sorted(counts.items())))
     if environment is not None:
         style = "bold red" if environment.stand_in else "green"
-        stderr.print(f"verified by [{style}]{environment.describe()}[/{style}]", highlight=False)
+        stderr.print(f"verified by [{style}]{escape(environment.describe())}[/{style}]", highlight=False)
     if counts["infra"]:
         stderr.print(f"[red]{counts['infra']} rows could not be verified (server problem), see `detail`[/red]")
         return EXIT_INFRA
@@ -210,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run_lint(args) if args.command == "lint" else run_check(args)
     except InputError as exc:
-        stderr.print(f"[red]error:[/red] {exc}", highlight=False)
+        stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         return EXIT_USAGE
     except KeyboardInterrupt:
         stderr.print("interrupted")
