@@ -17,6 +17,17 @@ def test_build_writes_the_promptset_and_prints_a_summary_table(
     assert {p.name for p in tmp_path.iterdir()} >= {"train.parquet", "stats.json", "win_rates.png", "rejected.jsonl"}
 
 
+def test_a_first_build_needs_no_key_and_says_variants_were_skipped(
+    numina_fixture: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    assert main(["build", "--source", str(numina_fixture), "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "no Gemini variants (the default): --variants N" in err.replace("\n", " ")
+    assert json.loads((tmp_path / "stats.json").read_text())["variants"] is None
+
+
 def test_command_line_options_override_the_config_file(numina_fixture: Path, tmp_path: Path) -> None:
     (tmp_path / "recipe.yaml").write_text(
         f"data:\n  source: {numina_fixture}\n  out: {tmp_path / 'from-config'}\n  variants: 0\n  max_win_rate: 0.9\n"
@@ -34,7 +45,7 @@ def test_command_line_options_override_the_config_file(numina_fixture: Path, tmp
     ("args", "message"),
     [
         (["--source", "missing.jsonl", "--no-variants"], "missing.jsonl: no such file"),
-        (["--source", "{fixture}"], "GEMINI_API_KEY"),
+        (["--source", "{fixture}", "--variants", "1"], "GEMINI_API_KEY"),
         (["--source", "{fixture}", "--no-variants", "--max-win-rate", "2"], "max_win_rate = 2.0 is out of range"),
         (["--no-variants"], "no source"),
         (["--config", "nope.yaml"], "nope.yaml: no such config file"),

@@ -40,9 +40,10 @@ def test_a_recipes_data_section_becomes_a_typed_config(tmp_path: Path) -> None:
     assert config.cache_path == Path("data/promptset/gemini_cache.sqlite")
 
 
-def test_defaults_are_the_upstream_recipe() -> None:
+def test_defaults_are_the_upstream_recipe_without_paid_calls() -> None:
     config = BuildConfig.from_mapping({"source": "x.jsonl", "out": "o"})
-    assert (config.max_win_rate, config.keep_missing_win_rate, config.dedup, config.variants) == (0.5, True, True, 1)
+    assert (config.max_win_rate, config.keep_missing_win_rate, config.dedup) == (0.5, True, True)
+    assert config.variants == 0  # Gemini variants need a key and cost money: only when asked for
 
 
 @pytest.mark.parametrize(

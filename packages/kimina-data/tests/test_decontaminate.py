@@ -215,6 +215,7 @@ def test_a_variant_that_copies_an_evaluation_problem_is_removed(
         sources=(SourceSpec(str(numina_fixture)),),
         out=tmp_path,
         gemini=fast_gemini,
+        variants=1,
         val_fraction=0.0,
     )
     report = build_promptset(

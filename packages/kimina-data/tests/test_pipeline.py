@@ -5,6 +5,7 @@ import datasets
 import pytest
 from kimina_data.config import BuildConfig
 from kimina_data.pipeline import BuildError, build_promptset
+from kimina_data.report import Histogram, win_rates_figure
 from kimina_data.sources import SourceSpec
 from kimina_data.steps.export import VERL_COLUMNS
 from kimina_data.testing import FakeGeminiClient
@@ -33,6 +34,7 @@ def test_the_whole_pipeline_on_the_synthetic_numina_fixture(
             sources=(SourceSpec(str(numina_fixture)),),
             out=tmp_path / "out",
             gemini=fast_gemini,
+            variants=1,
             verify_url=url,
             val_fraction=0.0,
         )
@@ -80,7 +82,9 @@ def test_the_whole_pipeline_on_the_synthetic_numina_fixture(
 
     # A second build asks Gemini nothing: every answer comes from the cache.
     again = FakeGeminiClient()
-    config_no_check = BuildConfig(sources=config.sources, out=config.out, gemini=fast_gemini, val_fraction=0.0)
+    config_no_check = BuildConfig(
+        sources=config.sources, out=config.out, gemini=fast_gemini, val_fraction=0.0, variants=1
+    )
     second = build_promptset(config_no_check, client=again, statement_check=lambda snippets: ["sorry"] * len(snippets))
     assert again.calls == [] and second.variants is not None and second.variants.cache_hits == 8
 
@@ -134,7 +138,7 @@ def test_every_row_rejected_is_a_build_error_naming_the_reasons(tmp_path: Path) 
 
 
 def test_variants_without_an_api_key_fail_before_any_work(numina_fixture: Path, tmp_path: Path) -> None:
-    config = BuildConfig(sources=(SourceSpec(str(numina_fixture)),), out=tmp_path / "out")
+    config = BuildConfig(sources=(SourceSpec(str(numina_fixture)),), out=tmp_path / "out", variants=1)
     with pytest.raises(MissingApiKeyError):
         build_promptset(config)
     assert not (tmp_path / "out").exists()
@@ -143,7 +147,9 @@ def test_variants_without_an_api_key_fail_before_any_work(numina_fixture: Path, 
 def test_without_a_verification_server_the_statement_check_is_skipped_and_reported(
     numina_fixture: Path, tmp_path: Path, fast_gemini: GeminiSettings, no_server: None, caplog: pytest.LogCaptureFixture
 ) -> None:
-    config = BuildConfig(sources=(SourceSpec(str(numina_fixture)),), out=tmp_path, gemini=fast_gemini, max_calls=2)
+    config = BuildConfig(
+        sources=(SourceSpec(str(numina_fixture)),), out=tmp_path, gemini=fast_gemini, max_calls=2, variants=1
+    )
     report = build_promptset(config, client=FakeGeminiClient())
     assert report.statement_check is not None and report.statement_check.skipped
     assert "NOT checked" in caplog.text
@@ -165,3 +171,10 @@ def test_progress_is_reported_for_every_step(numina_fixture: Path, tmp_path: Pat
         "weight",
         "write train",
     ]
+
+
+@pytest.mark.parametrize("counts", [[0] * 20, [0] * 19 + [3]])
+def test_win_rate_plot_never_draws_a_negative_count_axis(counts: list[int]) -> None:
+    histogram = Histogram([i / 20 for i in range(21)], counts, missing=5)
+    bottom, top = win_rates_figure(histogram, threshold=0.5).axes[0].get_ylim()
+    assert bottom == 0 and top >= max(1, max(counts))

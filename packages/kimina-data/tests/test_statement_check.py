@@ -78,3 +78,11 @@ def test_statements_are_checked_by_the_stand_in_verification_server() -> None:
         kept, rejections, _ = check_statements(variants(GOOD, BROKEN), check)
     assert kept["uid"] == ["p/variant-0"]
     assert [r.reason for r in rejections] == ["check_lean_error"]
+
+
+def test_the_server_comes_from_lean_server_api_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    testing = pytest.importorskip("kimina_verify.testing", reason="kimina-verify's test server is not available")
+    with testing.sim_server() as url:
+        monkeypatch.setenv("LEAN_SERVER_API_URL", url)
+        check = statement_check_from_url(None)  # no verify_url: the variable kimina-client reads names the server
+        assert check is not None and check([sorry_snippet(HEADER, GOOD)]) == ["sorry"]

@@ -275,7 +275,7 @@ def test_the_cache_is_keyed_by_model_and_prompt_and_survives_reopening(tmp_path:
 
 
 def test_the_real_client_needs_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(MissingApiKeyError, match="GEMINI_API_KEY.*--no-variants"):
+    with pytest.raises(MissingApiKeyError, match="GEMINI_API_KEY.*build without variants"):
         make_gemini_client()
     monkeypatch.setenv("GOOGLE_API_KEY", "test-key-not-real")
     client = make_gemini_client()

@@ -4,7 +4,9 @@ from typing import Any
 
 import pytest
 from kimina_eval.cli import main
+from kimina_eval.engines import check_model
 from kimina_eval.metrics import pass_at_k
+from kimina_eval.testing import ScriptedEngine
 
 
 def recorded(data_dir: Path) -> list[dict[str, Any]]:
@@ -73,17 +75,107 @@ def test_score_bad_input_is_one_clear_line(
     assert message in err and "Traceback" not in err
 
 
-def test_run_refuses_to_start_without_a_server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.delenv("LEAN_SERVER_API_URL", raising=False)
-    assert main(["run", "--model", "m", "--engine", "openai", "--out", str(tmp_path)]) == 2
+@pytest.fixture
+def no_model_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail the test if the command gets as far as loading a model."""
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the model was loaded before a cheap check failed")
+
+    monkeypatch.setattr("kimina_eval.cli.make_engine", refuse)
 
 
-def test_run_reports_an_unreachable_server(
-    tiny_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def run_one_line_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("error:") == 1
+    return code, err
+
+
+def test_the_server_comes_from_the_environment_and_is_checked_before_the_model_loads(
+    tiny_model: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    no_model_load: None,
 ) -> None:
-    argv = ["run", "--model", str(tiny_model), "--out", str(tmp_path), "--limit", "1", "--n", "1"]
-    assert main([*argv, "--lean-url", "http://127.0.0.1:9", "--engine-option", "device=cpu"]) == 3
-    assert "no verification server at http://127.0.0.1:9" in capsys.readouterr().err
+    monkeypatch.setenv("LEAN_SERVER_API_URL", "http://127.0.0.1:9")
+    code, err = run_one_line_error(["run", "--model", str(tiny_model), "--out", str(tmp_path / "a")], capsys)
+    assert code == 3 and "no verification server at http://127.0.0.1:9" in err and "kimina-verify serve" in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--split", "train"], "unknown split 'train'"),
+        (["--dataset", "missing.jsonl"], "dataset file not found: missing.jsonl"),
+        (["--template", "chatml"], "unknown template 'chatml'"),
+        (["--limit", "1", "--temperature", "0.5"], "the output directory holds a run with sampling="),
+    ],
+)
+def test_cheap_mistakes_fail_before_the_model_loads(
+    lean_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    extra: list[str],
+    message: str,
+) -> None:
+    out = tmp_path / "run"
+    argv = ["run", "--model", "scripted-model", "--out", str(out), "--lean-url", lean_url, "--n", "1"]
+    # A run already in the folder, with the default sampling: a resume with another temperature is refused.
+    monkeypatch.setattr("kimina_eval.cli.make_engine", lambda *a, **k: ScriptedEngine(lambda m, i: "no proof"))
+    assert main([*argv, "--limit", "1", "--max-tokens", "8"]) == 0
+    capsys.readouterr()
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the model was loaded before a cheap check failed")
+
+    monkeypatch.setattr("kimina_eval.cli.make_engine", refuse)
+    code, err = run_one_line_error([*argv, "--max-tokens", "8", *extra], capsys)
+    assert code == 1 and message in err
+
+
+@pytest.mark.parametrize(
+    ("model", "engine", "message"),
+    [
+        ("./nope", "transformers", "no model directory at ./nope"),
+        ("/models/nope", "vllm", "no model directory at /models/nope"),
+        ("~/nope/prover", "transformers", "no model directory at ~/nope/prover"),
+        ("a/b/c", "transformers", "no model directory at a/b/c"),
+        ("AI-MO/Kimina", "openai", "--engine openai takes the server's URL as --model"),
+    ],
+)
+def test_a_model_that_cannot_work_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], model: str, engine: str, message: str, no_model_load: None
+) -> None:
+    argv = ["run", "--model", model, "--engine", engine, "--out", str(tmp_path / "run"), "--lean-url", "http://x:9"]
+    code, err = run_one_line_error(argv, capsys)
+    assert code == 1 and message in err and "repo" not in err.lower()
+    assert not (tmp_path / "run").exists()  # nothing was written
+
+
+def test_vllm_without_the_extra_is_one_line_naming_both_installs(
+    tiny_model: Path, lean_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        import vllm  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("vllm is installed")
+    argv = ["run", "--model", str(tiny_model), "--engine", "vllm", "--out", str(tmp_path), "--lean-url", lean_url]
+    code, err = run_one_line_error(argv, capsys)
+    # The extra's brackets survive the terminal's markup.
+    assert code == 1 and 'pip install "kimina-eval[vllm]"' in err and "uv sync --all-packages --extra vllm" in err
+
+
+def test_check_model_lets_hub_ids_and_existing_directories_through(tiny_model: Path) -> None:
+    for model in ("AI-MO/Kimina-Prover-Distill-1.7B", "gpt2", str(tiny_model)):
+        check_model("transformers", model)
+    check_model("openai", "http://localhost:8001")
+    with pytest.raises(ValueError, match="is a file"):
+        check_model("transformers", str(tiny_model / "config.json"))
 
 
 def test_run_rejects_an_unknown_split(tiny_model: Path, lean_url: str, tmp_path: Path, capsys: Any) -> None:
@@ -106,6 +198,10 @@ def test_run_then_report_and_compare(tiny_model: Path, lean_url: str, tmp_path: 
     assert "| tiny-b | 0.00% [0.0, 0.0] | 0.00% [0.0, 0.0] |" in markdown
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert [run["name"] for run in summary["runs"]] == ["tiny-a", "tiny-b"]
+    # The test server runs lean-repl-sim: the report and summary.json say so before any number.
+    assert markdown.split("\n")[2].startswith("> **Warning:** NOT REAL PROOFS: `tiny-a`, `tiny-b` were verified")
+    assert summary["stand_in"] is True and summary["runs"][0]["verifier"]["stand_in"] is True
+    assert summary["runs"][0]["verifier"]["environments"][0]["lean_env"].startswith("lean-repl-sim/")
     assert summary["runs"][1]["config"]["template"] == "distill"
     assert (tmp_path / "r" / "pass_at_k.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

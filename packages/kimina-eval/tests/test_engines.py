@@ -113,8 +113,9 @@ def test_vllm_engine_without_vllm_names_the_extra() -> None:
     try:
         import vllm  # noqa: F401
     except ImportError:
-        with pytest.raises(ImportError, match=r"kimina-eval\[vllm\]"):
+        with pytest.raises(ImportError, match=r"kimina-eval\[vllm\]") as error:
             make_engine("vllm", "model")
+        assert "uv sync --all-packages --extra vllm" in str(error.value)  # the workspace's own command too
     else:
         pytest.skip("vllm is installed; the GPU test below covers it")
 

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from kimina_eval import SamplingParams, make_engine
 from kimina_eval.config import ConfigError, RunConfig
-from kimina_eval.dataset import load_problems
+from kimina_eval.dataset import DatasetError, load_problems
 from kimina_eval.runner import Runner, RunOptions, RunProgress, VerificationUnavailable, run_eval
 from kimina_eval.store import load_records
 from kimina_eval.summary import summarize
@@ -182,8 +182,6 @@ def test_corrupt_line_is_skipped_counted_and_its_sample_redone(
 
 
 def test_unknown_split_and_template_are_refused() -> None:
-    from kimina_eval.dataset import DatasetError
-
     with pytest.raises(DatasetError, match="unknown split 'train'"):
         load_problems(split="train")
     with pytest.raises(ConfigError, match="unknown template"):
@@ -225,3 +223,23 @@ async def test_fix_turn_left_infra_is_verified_again_on_resume_not_regenerated(t
     assert (again.solved, again.solved_with_fix, again.infra) == (0, 1, 0)
     assert len(engine.calls) == calls
     assert summarize(tmp_path).scores.pass_at_with_fix[2].value == 1.0
+
+
+def test_an_engine_factory_is_called_only_after_the_cheap_checks(lean_url: str, tmp_path: Path) -> None:
+    built: list[int] = []
+
+    def factory() -> ScriptedEngine:
+        built.append(1)
+        return ScriptedEngine(lambda m, i: "nothing")
+
+    with pytest.raises(VerificationUnavailable):
+        run_eval(RunConfig(model="a", n=1, limit=1), factory, tmp_path, url="http://127.0.0.1:9", **VERIFIER)
+    with pytest.raises(DatasetError, match="unknown split"):
+        run_eval(RunConfig(model="a", n=1, limit=1, split="train"), factory, tmp_path, url=lean_url, **VERIFIER)
+    run_eval(RunConfig(model="a", n=1, limit=1), factory, tmp_path, url=lean_url, **VERIFIER)
+    assert built == [1]
+    with pytest.raises(ConfigError, match="model='a'"):
+        run_eval(RunConfig(model="b", n=1, limit=1), factory, tmp_path, url=lean_url, **VERIFIER)
+    assert built == [1]  # the resume was refused before a second model was built
+    records, _ = load_records(tmp_path / "samples.jsonl")
+    assert records[0].lean_env is not None and records[0].lean_env.startswith("lean-repl-sim/")

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kimina_verify import __version__
 from kimina_verify.cli import EXIT_FAILED, EXIT_INFRA, EXIT_OK, EXIT_USAGE, main
+from kimina_verify.testing import sim_server
 
 StandIn = Any  # the `standin` fixture of conftest.py
 
@@ -104,8 +106,39 @@ def test_check_through_a_server(standin: StandIn, tmp_path: Path, capsys: pytest
         ("sorry", "integrity", False),
     ]
     assert out[2]["violations"] == ["sorry"] and "1/3 valid" in err
+    assert "verified by Lean standin-v4.15.0" in err  # the server's /health names its Lean
     _, again, _ = run(["check", str(path), "--url", standin.url, "--cache", str(tmp_path / "c.sqlite")], capsys)
     assert again[0]["cached"] is True
+
+
+def test_check_reads_url_and_key_from_the_environment(
+    standin: StandIn, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    standin.api_key = "secret"
+    monkeypatch.setenv("LEAN_SERVER_API_URL", standin.url)
+    monkeypatch.setenv("LEAN_SERVER_API_KEY", "secret")
+    code, out, _ = run(["check", str(write_rows(tmp_path / "rows.jsonl", [{"id": 1, "code": GOOD}]))], capsys)
+    assert code == EXIT_OK and out[0]["kind"] == "valid"
+
+
+def test_check_says_plainly_when_the_verifier_is_the_stand_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_rows(tmp_path / "rows.jsonl", [{"id": 1, "code": GOOD}])
+    with sim_server(max_repls=1) as url:
+        monkeypatch.setenv("LEAN_SERVER_API_URL", url)
+        code, out, err = run(["check", str(path)], capsys)
+    assert code == EXIT_OK and out[0]["kind"] == "valid"
+    assert f"verified by lean-repl-sim/{__version__}" in err and "STAND-IN" in err and "not proofs" in err
+
+
+def test_serve_without_a_repl_says_how_to_serve_the_stand_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("kimina_verify.server.cli", reason="the server subpackage is absent")
+    assert main(["serve", "--project-dir", str(tmp_path)]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "no REPL binary at" in err and "--repl-cmd lean-repl-sim" in err
 
 
 def test_check_with_the_server_down(dead_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

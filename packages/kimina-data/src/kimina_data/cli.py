@@ -15,6 +15,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.logging import RichHandler
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -46,10 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _build(args)
         return _minif2f(args)
     except (ConfigError, SourceError, MissingApiKeyError) as e:
-        console.print(f"[red]error:[/] {e}")
+        console.print(f"[red]error:[/] {escape(str(e))}")
         return EXIT_USAGE
     except (BuildError, GeminiError, VerificationServerError) as e:
-        console.print(f"[red]build failed:[/] {e}")
+        console.print(f"[red]build failed:[/] {escape(str(e))}")
         return EXIT_FAILED
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: Gemini answers received so far are cached; a rerun resumes")
@@ -73,7 +74,8 @@ def _parser() -> argparse.ArgumentParser:
             "val.parquet, stats.json, win_rates.png and rejected.jsonl to --out. Options given here override the "
             "`data:` section of --config."
         ),
-        epilog="Example: kimina-data build --source numina_lean.parquet --out data/promptset --no-variants",
+        epilog="Example: kimina-data build --source numina_lean.parquet --out data/promptset (add --variants 1 and "
+        "GEMINI_API_KEY for Gemini variants)",
     )
     build.add_argument(
         "--config", type=Path, metavar="PATH", help="YAML recipe whose `data:` section holds these options"
@@ -85,8 +87,13 @@ def _parser() -> argparse.ArgumentParser:
         help="a .jsonl/.parquet file or folder, or a hub id such as AI-MO/NuminaMath-LEAN (repeatable)",
     )
     build.add_argument("--out", type=Path, metavar="DIR", help="output folder")
-    build.add_argument("--variants", type=int, metavar="N", help="Gemini variants per problem (default 1)")
-    build.add_argument("--no-variants", action="store_true", help="skip the Gemini variants step")
+    build.add_argument(
+        "--variants",
+        type=int,
+        metavar="N",
+        help="Gemini variants per problem; needs GEMINI_API_KEY (default 0: no variants)",
+    )
+    build.add_argument("--no-variants", action="store_true", help="skip the Gemini variants step (the default)")
     build.add_argument("--max-win-rate", type=float, metavar="X", help="drop problems solved more often (default 0.5)")
     build.add_argument(
         "--drop-missing-win-rate", action="store_true", help="drop problems without a win rate (default: keep)"
@@ -157,6 +164,8 @@ def _build(args: argparse.Namespace) -> int:
     with _StepProgress() as hook:
         report = build_promptset(config, progress=hook)
     console.print(summary_table(report))
+    if not config.variants:
+        console.print("no Gemini variants (the default): --variants N asks for N per problem, with GEMINI_API_KEY set")
     files = ", ".join(Path(path).name for path in report.outputs.values())
     console.print(f"[green]done[/] in {report.seconds:.1f} s: wrote {files} to {config.out}")
     return 0

@@ -34,7 +34,8 @@ class BuildConfig:
             for the miniF2F file shipped with kimina-data); empty turns the step off. None, the default, means miniF2F when its file
             can be found, and a warning that nothing is checked when it cannot.
         dedup: De-duplicate by normalised statement.
-        variants: Gemini variants asked per problem; 0 turns the step off.
+        variants: Gemini variants asked per problem; 0, the default, skips the step (it needs `GEMINI_API_KEY` and
+            spends money, so it runs only when asked for).
         max_calls: Most Gemini calls in one run (answers already cached do not count).
         concurrency: Gemini calls in flight at once.
         variants_cache: The answer cache; defaults to `out / "gemini_cache.sqlite"`.
@@ -56,7 +57,7 @@ class BuildConfig:
     keep_missing_win_rate: bool = True
     decontaminate: tuple[str, ...] | None = None
     dedup: bool = True
-    variants: int = 1
+    variants: int = 0
     max_calls: int = 1000
     concurrency: int = 4
     variants_cache: Path | None = None

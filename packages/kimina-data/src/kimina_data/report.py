@@ -13,6 +13,7 @@ from kimina_data.schema import column
 
 if TYPE_CHECKING:
     import datasets
+    from matplotlib.figure import Figure
 
     from kimina_data.variants import VariantStats
 
@@ -134,26 +135,30 @@ class BuildReport:
 
 
 def plot_win_rates(histogram: Histogram, path: Path, *, threshold: float | None = None) -> Path:
-    """Draw the win-rate histogram as a PNG, with the filter threshold as a dashed line."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
-    try:
-        widths = [b - a for a, b in zip(histogram.edges, histogram.edges[1:], strict=False)]
-        ax.bar(histogram.edges[:-1], histogram.counts, width=widths, align="edge", color="#4c72b0", edgecolor="white")
-        if threshold is not None:
-            ax.axvline(threshold, color="#c44e52", linestyle="--", label=f"max win rate {threshold:g}")
-            ax.legend()
-        ax.set_xlim(0, 1)
-        ax.set_xlabel("historical win rate")
-        ax.set_ylabel("problems")
-        total = sum(histogram.counts)
-        ax.set_title(f"Win rates of {total:,} problems ({histogram.missing:,} without one, not shown)")
-        fig.tight_layout()
-        fig.savefig(path)
-    finally:
-        plt.close(fig)
+    """Draw the win-rate histogram as a PNG (see `win_rates_figure`)."""
+    win_rates_figure(histogram, threshold=threshold).savefig(path)
     return path
+
+
+def win_rates_figure(histogram: Histogram, *, threshold: float | None = None) -> Figure:
+    """The win-rate histogram, with the filter threshold as a dashed line and a count axis that starts at 0."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    fig = Figure(figsize=(7, 4), dpi=110)  # not pyplot: no global state, no display needed
+    ax = fig.subplots()
+    widths = [b - a for a, b in zip(histogram.edges, histogram.edges[1:], strict=False)]
+    ax.bar(histogram.edges[:-1], histogram.counts, width=widths, align="edge", color="#4c72b0", edgecolor="white")
+    if threshold is not None:
+        ax.axvline(threshold, color="#c44e52", linestyle="--", label=f"max win rate {threshold:g}")
+        ax.legend()
+    ax.set_xlim(0, 1)
+    # Autoscaling centres all-zero counts on 0 and draws a negative axis; counts are whole and never below 0.
+    ax.set_ylim(0, max(max(histogram.counts, default=0) * 1.05, 1))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("historical win rate")
+    ax.set_ylabel("problems")
+    total = sum(histogram.counts)
+    ax.set_title(f"Win rates of {total:,} problems ({histogram.missing:,} without one, not shown)")
+    fig.tight_layout()
+    return fig

@@ -18,12 +18,13 @@ from typing import Any
 
 from rich.console import Console
 from rich.logging import RichHandler
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from kimina_eval.config import ConfigError, RunConfig
 from kimina_eval.dataset import SPLITS, DatasetError
-from kimina_eval.engines.base import ENGINES, Engine, EngineError, SamplingParams, make_engine
+from kimina_eval.engines.base import ENGINES, Engine, EngineError, SamplingParams, check_model, make_engine
 from kimina_eval.metrics import default_ks
 from kimina_eval.report import render_markdown, write_report
 from kimina_eval.runner import RunOptions, RunProgress, VerificationUnavailable, run_eval
@@ -174,7 +175,9 @@ def _add_model_arguments(parser: argparse.ArgumentParser, *, n: int, n_help: str
         metavar="KEY=VALUE",
         help="engine setting, repeatable: device=cuda, batch_size=16, tensor_parallel_size=2, served_model=NAME...",
     )
-    parser.add_argument("--lean-url", help="verification server (default: $LEAN_SERVER_API_URL)")
+    parser.add_argument(
+        "--lean-url", help="verification server (default: $LEAN_SERVER_API_URL, else http://localhost:8000)"
+    )
     parser.add_argument("--lean-api-key", help="verification server API key (default: $LEAN_SERVER_API_KEY)")
     parser.add_argument("--lean-timeout", type=float, default=60.0, help="Lean time limit per proof, seconds")
     parser.add_argument("--verdict-cache", type=Path, help="SQLite verdict cache shared across runs")
@@ -192,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         commands = {"run": _run, "search": _search, "report": _report, "score": _score}
         commands[args.command](args)
     except CliError as error:
-        console.print(f"[red]error:[/red] {error}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(error))}", highlight=False)
         return error.code
     except KeyboardInterrupt:
         console.print("interrupted: rerun the same command to resume")
@@ -201,10 +204,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _lean_url(args: argparse.Namespace) -> str:
-    url = args.lean_url or os.environ.get("LEAN_SERVER_API_URL")
-    if not url:
-        raise CliError("no verification server: pass --lean-url URL or set LEAN_SERVER_API_URL", EXIT_USAGE)
-    return str(url)
+    """The verification server: --lean-url, else $LEAN_SERVER_API_URL, else kimina-client's default."""
+    from kimina_verify.client import DEFAULT_URL
+
+    return str(args.lean_url or os.environ.get("LEAN_SERVER_API_URL") or DEFAULT_URL)
+
+
+def _no_server(error: VerificationUnavailable) -> CliError:
+    hint = "start one (kimina-verify serve ...; see its README), or point --lean-url / $LEAN_SERVER_API_URL at it"
+    return CliError(f"{error}; {hint}", EXIT_NO_SERVER)
 
 
 def _run_config(args: argparse.Namespace, fix_turns: int) -> RunConfig:
@@ -228,12 +236,16 @@ def _run(args: argparse.Namespace) -> None:
     try:
         config = _run_config(args, args.fix_turns)
         options = dict(_engine_option(item) for item in args.engine_option)
+        check_model(config.engine, config.model)
         with _RichProgress() as progress:
-            progress.console.print(f"loading {config.engine} engine for {config.model}")
-            engine = make_engine(config.engine, config.model, **options)
+
+            def load() -> Engine:  # called once the server, the dataset and the run folder have been checked
+                progress.console.print(f"loading {config.engine} engine for {config.model}")
+                return make_engine(config.engine, config.model, **options)
+
             final = run_eval(
                 config,
-                engine,
+                load,
                 args.out,
                 url=url,
                 api_key=args.lean_api_key,
@@ -243,8 +255,8 @@ def _run(args: argparse.Namespace) -> None:
                 cache=args.verdict_cache,
             )
     except VerificationUnavailable as error:
-        raise CliError(str(error), EXIT_NO_SERVER) from None
-    except (ConfigError, DatasetError, EngineError, ValueError, OSError) as error:
+        raise _no_server(error) from None
+    except (ConfigError, DatasetError, EngineError, ValueError, OSError, ImportError) as error:
         raise CliError(str(error)) from None
     if final.infra:
         console.print(
@@ -269,6 +281,7 @@ def _search(args: argparse.Namespace) -> None:
         )
         if args.concurrency < 1:
             raise ValueError(f"--concurrency must be >= 1, got {args.concurrency}")
+        check_model(config.engine, config.model)
         engine_options = dict(_engine_option(item) for item in args.engine_option)
         hook = None
         if args.ttrl:
@@ -281,6 +294,10 @@ def _search(args: argparse.Namespace) -> None:
         def reload(model: str) -> Engine:
             return make_engine(config.engine, model, **engine_options)
 
+        def load() -> Engine:  # called once the server, the dataset and the run folder have been checked
+            console.print(f"loading {config.engine} engine for {config.model}")
+            return reload(config.model)
+
         options = SearchOptions(
             concurrent_problems=args.concurrency,
             ttrl=hook,
@@ -289,12 +306,10 @@ def _search(args: argparse.Namespace) -> None:
             reload=None if config.engine == "openai" else reload,
         )
         with _SearchProgressBar() as progress:
-            console.print(f"loading {config.engine} engine for {config.model}")
-            engine = make_engine(config.engine, config.model, **engine_options)
             final = run_search(
                 config,
                 search,
-                engine,
+                load,
                 args.out,
                 url=url,
                 api_key=args.lean_api_key,
@@ -304,7 +319,7 @@ def _search(args: argparse.Namespace) -> None:
                 cache=args.verdict_cache,
             )
     except VerificationUnavailable as error:
-        raise CliError(str(error), EXIT_NO_SERVER) from None
+        raise _no_server(error) from None
     except (ConfigError, DatasetError, EngineError, ValueError, OSError, ImportError) as error:
         raise CliError(str(error)) from None
     if final.infra:

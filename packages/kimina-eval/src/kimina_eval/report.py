@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kimina_eval.caveats import comparison_warnings, stand_in_warning, verifier_lines
 from kimina_eval.metrics import Estimate
 from kimina_eval.plot import plot_pass_at_k
 from kimina_eval.search.report import SEARCH_METHOD as _SEARCH_METHOD
@@ -62,13 +63,18 @@ def render_markdown(summaries: Sequence[RunSummary]) -> str:
     split = sorted({s.config.split for s in summaries if s.config}) or ["test"]
     searched = any(s.search for s in summaries)
     lines = [f"# miniF2F-{'/'.join(split)}: pass@{k}", ""]
+    for warning in caveats(summaries):
+        lines += [f"> **Warning:** {warning}", ""]
+    lines += [*(f"- {line}" for line in verifier_lines(summaries)), ""]
+    # Every run is scored at the same k values here, whatever n each had.
+    headline = [s.scores_at([k]) for s in summaries]
     if searched:
         lines += [f"| Model | Pass@{k} | Pass@{k} with error fixing | With lemma search |", "|:--|--:|--:|--:|"]
     else:
         lines += [f"| Model | Pass@{k} | Pass@{k} with error fixing |", "|:--|--:|--:|"]
-    for s in summaries:
-        fixed = _percent(s.scores.pass_at_with_fix.get(k)) if s.with_fix else "n/a"
-        row = f"| {s.name} | {_percent(s.scores.pass_at.get(k))} | {fixed} |"
+    for s, scores in zip(summaries, headline, strict=True):
+        fixed = _percent(scores.pass_at_with_fix.get(k)) if s.with_fix else "n/a"
+        row = f"| {s.name} | {_percent(scores.pass_at.get(k))} | {fixed} |"
         lines.append(row + (f" {_percent(s.search.solved) if s.search else 'n/a'} |" if searched else ""))
     lines += ["", _METHOD + (_SEARCH_METHOD if searched else ""), ""]
 
@@ -76,10 +82,11 @@ def render_markdown(summaries: Sequence[RunSummary]) -> str:
     lines += ["## Pass@k", "", "| Model | " + " | ".join(f"k={k}" for k in all_ks) + " |"]
     lines.append("|:--|" + "--:|" * len(all_ks))
     for s in summaries:
-        rows = [(s.name, s.scores.pass_at)]
+        scores = s.scores_at(all_ks)
+        rows = [(s.name, scores.pass_at)]
         if s.with_fix:
-            rows.append((f"{s.name} + error fixing", s.scores.pass_at_with_fix))
-        rows.append((f"{s.name} (verl best@k)", s.scores.best_at))
+            rows.append((f"{s.name} + error fixing", scores.pass_at_with_fix))
+        rows.append((f"{s.name} (verl best@k)", scores.best_at))
         for label, table in rows:
             lines.append(f"| {label} | " + " | ".join(_percent(table.get(k)) for k in all_ks) + " |")
     lines.append("")
@@ -92,24 +99,31 @@ def render_markdown(summaries: Sequence[RunSummary]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def caveats(summaries: Sequence[RunSummary]) -> list[str]:
+    """What the reader must know before the numbers: the stand-in verifier, and runs that cover other problems."""
+    warning = stand_in_warning(summaries)
+    return ([warning] if warning else []) + comparison_warnings(summaries)
+
+
 def _family_table(summaries: Sequence[RunSummary], k: int) -> list[str]:
     families = list(dict.fromkeys(f for s in summaries for f in s.families))
-    header, rule = ["Family", "Problems"], [":--", "--:"]
+    # One Problems column when every run covers the same problems; otherwise each run shows its own count.
+    shared = all(s.problem_names == summaries[0].problem_names for s in summaries)
+    header, rule = ["Family"] + (["Problems"] if shared else []), [":--"] + (["--:"] if shared else [])
     for s in summaries:
-        header.append(f"{s.name} pass@{k}")
-        rule.append("--:")
-        if s.with_fix:
-            header.append(f"{s.name} with error fixing")
-            rule.append("--:")
+        names = [f"{s.name} pass@{k}"] + ([f"{s.name} with error fixing"] if s.with_fix else [])
+        header += names if shared else [f"{s.name} problems", *names]
+        rule += ["--:"] * (len(names) + (0 if shared else 1))
     lines = [f"## By family (pass@{k})", "", "| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|"]
     for family in families:
-        first = next(s.families[family] for s in summaries if family in s.families)
-        cells = [family, str(first.problems)]
-        for s in summaries:
-            scores = s.families.get(family)
-            cells.append(_percent(scores.pass_at.get(k) if scores else None, interval=False))
+        by_run = [s.scores_at([k], family=family) for s in summaries]
+        cells = [family] + ([str(by_run[0].problems)] if shared else [])
+        for s, scores in zip(summaries, by_run, strict=True):
+            if not shared:
+                cells.append(str(scores.problems))
+            cells.append(_percent(scores.pass_at.get(k), interval=False))
             if s.with_fix:
-                cells.append(_percent(scores.pass_at_with_fix.get(k) if scores else None, interval=False))
+                cells.append(_percent(scores.pass_at_with_fix.get(k), interval=False))
         lines.append("| " + " | ".join(cells) + " |")
     return [*lines, ""]
 
@@ -150,6 +164,11 @@ def write_report(summaries: Sequence[RunSummary], out_dir: str | os.PathLike[str
     markdown = folder / REPORT_FILE
     markdown.write_text(render_markdown(summaries) + f"\n![pass@k]({FIGURE_FILE})\n", encoding="utf-8")
     summary = folder / SUMMARY_FILE
-    payload = {"runs": [s.as_dict() for s in summaries], "figure": FIGURE_FILE}
+    payload = {
+        "runs": [s.as_dict() for s in summaries],
+        "stand_in": any(s.stand_in for s in summaries),
+        "warnings": caveats(summaries),
+        "figure": FIGURE_FILE,
+    }
     summary.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     return ReportFiles(markdown=markdown, summary=summary, figure=figure)

@@ -5,7 +5,9 @@ verified (kimina-verify). With ``fix_turns=1``, each failed attempt that had cod
 showing Lean's feedback. Records are appended to ``samples.jsonl`` as batches complete, so a killed run restarts where
 it stopped: attempts already graded are not redone, attempts left ``infra`` are graded again.
 
-Generation and verification overlap: while one batch of problems is verified, the next is generated.
+Generation and verification overlap: while one batch of problems is verified, the next is generated. Everything cheap
+(the verification server's health, the dataset and split, the run folder's identity on resume) is checked before the
+engine is built, so a mistake costs a second, not a model load.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ from typing import Any, Protocol, cast
 from kimina_format import FormatVerdict, check_format
 from kimina_format.prompts import TemplateName, build_fix_messages, build_messages
 from kimina_verify import Verdict, VerdictKind, Verifier, VerifyItem, render_feedback
+from kimina_verify.environment import LeanEnvironment
 
 from kimina_eval.config import SAMPLES_FILE, RunConfig, check_resumable, load_config, save_config
 from kimina_eval.dataset import Problem, load_problems
-from kimina_eval.engines.base import Engine, EngineError, Messages
+from kimina_eval.engines.base import Engine, EngineError, EngineFactory, Messages, as_engine
 from kimina_eval.store import NO_PROOF, SampleRecord, SampleWriter, latest, load_records
 
 logger = logging.getLogger(__name__)
@@ -38,19 +41,35 @@ class VerificationUnavailable(RuntimeError):
     """The verification server cannot be reached, so no attempt can be graded."""
 
 
+@dataclass(frozen=True)
+class Connection:
+    """A verifier whose server answered, and the Lean environment its ``/health`` named."""
+
+    verifier: Verifier
+    environment: LeanEnvironment
+
+
 @asynccontextmanager
-async def connected_verifier(url: str | None, api_key: str | None, **options: Any) -> AsyncIterator[Verifier]:
-    """Open a `kimina_verify.Verifier` and check that its server answers before any work starts.
+async def connected_verifier(url: str | None, api_key: str | None, **options: Any) -> AsyncIterator[Connection]:
+    """Open a `kimina_verify.Verifier`, check that its server answers, and say which Lean it runs.
+
+    The URL and key default to ``$LEAN_SERVER_API_URL`` (else ``http://localhost:8000``) and ``$LEAN_SERVER_API_KEY``,
+    as for kimina-client. A stand-in server (``lean-repl-sim``) is logged as a warning: its verdicts are not proofs.
 
     Raises:
         VerificationUnavailable: If the verification server does not answer ``/health``.
     """
     async with Verifier(url, api_key, **options) as verifier:
         try:
-            await verifier.health()
+            health = await verifier.health()
         except Exception as error:
             raise VerificationUnavailable(f"no verification server at {verifier.url}: {error}") from error
-        yield verifier
+        environment = LeanEnvironment.from_health(health)
+        if environment.stand_in:
+            logger.warning("verification server %s runs %s", verifier.url, environment.describe())
+        else:
+            logger.info("verification server %s runs %s", verifier.url, environment.describe())
+        yield Connection(verifier, environment)
 
 
 class VerifierLike(Protocol):
@@ -117,32 +136,44 @@ class _Attempt:
 class Runner:
     """Runs one evaluation into a directory; see `run_eval` for the one-call version.
 
+    Building a runner checks the dataset, the split and the run folder's identity (nothing is written yet); an
+    engine given as a factory is built by `run`, after those checks.
+
     Args:
         config: What to evaluate.
-        engine: The sampling engine.
+        engine: The sampling engine, or a function that builds it (called once, after the checks).
         verifier: The Lean verifier client.
         out_dir: Run directory (``run.json``, ``samples.jsonl``).
         options: Batching and retry behaviour.
         progress: Receives progress after every write.
+        lean_env: The verifier's Lean environment, recorded with every attempt.
+
+    Raises:
+        DatasetError: If the dataset is missing or malformed, or the split is unknown or empty.
+        ConfigError: If ``out_dir`` holds a run with different settings.
     """
 
     def __init__(
         self,
         config: RunConfig,
-        engine: Engine,
+        engine: Engine | EngineFactory,
         verifier: VerifierLike,
         out_dir: str | os.PathLike[str],
         *,
         options: RunOptions = RunOptions(),
         progress: ProgressSink | None = None,
+        lean_env: str | None = None,
     ) -> None:
         self.config = config
-        self.engine = engine
         self.verifier = verifier
         self.out_dir = Path(out_dir)
         self.options = options
         self.progress = progress
+        self.lean_env = lean_env
         self.problems = load_problems(config.dataset, config.split, limit=config.limit, rectified=config.rectified)
+        self._check_directory()
+        self.engine: Engine | None = engine if isinstance(engine, Engine) else None
+        self._engine = engine
         self._done: dict[tuple[str, int, int], SampleRecord] = {}
         # Attempts whose verification failed for infrastructure reasons: their completions are verified again.
         self._infra: dict[tuple[str, int, int], SampleRecord] = {}
@@ -154,9 +185,8 @@ class Runner:
         Raises:
             ConfigError: If ``out_dir`` holds a run with different settings.
         """
-        saved = load_config(self.out_dir)
-        if saved is not None:
-            check_resumable(saved, self.config)
+        self._check_directory()  # again: another process may have started a run there since
+        self.engine = self.engine or as_engine(self._engine)  # built now, once every cheap check has passed
         save_config(self.out_dir, self.config)
         records, corrupt = load_records(self.out_dir / SAMPLES_FILE)
         if corrupt:
@@ -173,7 +203,7 @@ class Runner:
         batches = [self.problems[i : i + size] for i in range(0, len(self.problems), size)]
         # Two batches in flight: one generating while the other is verified.
         gate = asyncio.Semaphore(2)
-        with SampleWriter(self.out_dir / SAMPLES_FILE) as writer:
+        with SampleWriter(self.out_dir / SAMPLES_FILE, lean_env=self.lean_env) as writer:
 
             async def process(batch: list[Problem]) -> None:
                 async with gate:
@@ -184,15 +214,22 @@ class Runner:
             await asyncio.gather(*(process(batch) for batch in batches))
         return self._report()
 
+    def _check_directory(self) -> None:
+        saved = load_config(self.out_dir)
+        if saved is not None:
+            check_resumable(saved, self.config)
+
     async def _generate(self, prompts: list[Messages], n: int, key: str) -> tuple[list[list[str]], float]:
         sampling = self.config.sampling
         if sampling.seed is not None:
             # A fixed seed on every call would repeat the same draws for resumed or extra samples.
             derived = zlib.crc32(f"{sampling.seed}:{key}".encode())
             sampling = dataclasses.replace(sampling, seed=derived)
+        engine = self.engine
+        assert engine is not None, "run() builds the engine before generating"
         async with self._engine_lock:
             start = time.perf_counter()
-            outputs = await asyncio.to_thread(self.engine.generate, prompts, n, sampling)
+            outputs = await asyncio.to_thread(engine.generate, prompts, n, sampling)
             elapsed = time.perf_counter() - start
         if len(outputs) != len(prompts) or any(len(o) != n for o in outputs):
             raise EngineError(f"the engine returned {[len(o) for o in outputs]} completions, expected {n} each")
@@ -339,7 +376,7 @@ class Runner:
 
 def run_eval(
     config: RunConfig,
-    engine: Engine,
+    engine: Engine | EngineFactory,
     out_dir: str | os.PathLike[str],
     *,
     url: str | None = None,
@@ -350,9 +387,12 @@ def run_eval(
 ) -> RunProgress:
     """Run or resume an evaluation, verifying against the server at ``url`` (default ``$LEAN_SERVER_API_URL``).
 
+    The server's health, the dataset and split, and the run folder's identity are checked first; an engine given as
+    a factory (``lambda: make_engine(...)``) is built only then, so a mistake is reported before a model loads.
+
     Args:
         config: What to evaluate.
-        engine: The sampling engine (see `kimina_eval.make_engine`).
+        engine: The sampling engine (see `kimina_eval.make_engine`), or a function that builds it.
         out_dir: Run directory; an existing run with the same settings is resumed.
         url: Verification server URL.
         api_key: Verification server API key.
@@ -365,11 +405,21 @@ def run_eval(
 
     Raises:
         VerificationUnavailable: If the verification server does not answer ``/health``.
+        DatasetError: If the dataset or split cannot be used.
+        ConfigError: If ``out_dir`` holds a run with different settings.
     """
 
     async def main() -> RunProgress:
-        async with connected_verifier(url, api_key, **verifier_options) as verifier:
-            runner = Runner(config, engine, verifier, out_dir, options=options, progress=progress)
+        async with connected_verifier(url, api_key, **verifier_options) as connection:
+            runner = Runner(
+                config,
+                engine,
+                connection.verifier,
+                out_dir,
+                options=options,
+                progress=progress,
+                lean_env=connection.environment.lean_env,
+            )
             return await runner.run()
 
     return asyncio.run(main())

@@ -43,6 +43,9 @@ class SampleRecord:
         verify_s: Lean time as the verifier reported it.
         verify_attempts: Verification attempts, retries after infrastructure failures included.
         cached: Whether the verdict came from the verifier's cache.
+        lean_env: The verification server's Lean environment as its ``/health`` named it (``lean-repl-sim/...``
+            for the stand-in, ``<toolchain> mathlib@<rev>`` for a Lean workspace); None when it named none or the
+            record predates kimina-eval 0.5.
     """
 
     problem: str
@@ -60,6 +63,7 @@ class SampleRecord:
     verify_s: float = 0.0
     verify_attempts: int = 1
     cached: bool = False
+    lean_env: str | None = None
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -86,6 +90,8 @@ class SampleRecord:
             raise ValueError("problem, sample or turn has the wrong type")
         if record.correct not in (True, False, None) or record.format_ok not in (True, False, None):
             raise ValueError("correct and format_ok must be true, false or null")
+        if record.lean_env is not None and not isinstance(record.lean_env, str):
+            raise ValueError("lean_env must be a string or null")
         return dataclasses.replace(record, format_violations=tuple(record.format_violations))
 
 
@@ -208,11 +214,24 @@ class JsonlWriter:
 
 
 class SampleWriter(JsonlWriter):
-    """Appends records to ``samples.jsonl`` (see `JsonlWriter`)."""
+    """Appends records to ``samples.jsonl`` (see `JsonlWriter`).
+
+    Args:
+        path: The file.
+        lean_env: The verifier's Lean environment, stamped on every record written without one, so that a report
+            can say which Lean (or the stand-in) graded each attempt.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, lean_env: str | None = None) -> None:
+        super().__init__(path)
+        self.lean_env = lean_env
 
     def write(self, records: Iterable[SampleRecord]) -> None:
         """Append records and flush them to the operating system."""
-        self._write_lines(record.to_json() for record in records)
+        stamp = self.lean_env
+        self._write_lines(
+            (dataclasses.replace(r, lean_env=stamp) if stamp and r.lean_env is None else r).to_json() for r in records
+        )
 
 
 def _ends_with_newline(path: Path) -> bool:

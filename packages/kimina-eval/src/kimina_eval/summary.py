@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kimina_verify.environment import LeanEnvironment
+
 from kimina_eval.config import SAMPLES_FILE, RunConfig, load_config
-from kimina_eval.dataset import FAMILY_NAMES, family_of
+from kimina_eval.dataset import FAMILY_NAMES, DatasetError, family_of, load_problems
 from kimina_eval.metrics import default_ks
 from kimina_eval.scoring import ProblemOutcome, Scores, outcomes_from_rows, score
 from kimina_eval.search.trace import SearchSummary, summarize_search
 from kimina_eval.store import SampleRecord, latest, load_records
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,12 @@ class RunSummary:
         incomplete: Problems with fewer than n graded first attempts.
         search: The lemma search, for a directory written by ``kimina-eval search`` (its round 1 is the pass@n
             run above); None otherwise.
+        outcomes: One per problem, to score the run at other k values (`scores_at`).
+        lean_envs: Graded attempts per verifier Lean environment (`SampleRecord.lean_env`; None: not recorded).
+        statements: Problem -> digest of the statement the run's dataset gives it (as the dataset file reads now),
+            to tell whether two runs were shown the same statements; None when the dataset cannot be read.
+        confidence: Coverage of the bootstrap intervals.
+        seed: Seed of the bootstrap.
     """
 
     name: str
@@ -45,6 +59,36 @@ class RunSummary:
     format_ok: float | None = None
     incomplete: int = 0
     search: SearchSummary | None = None
+    outcomes: tuple[ProblemOutcome, ...] = ()
+    lean_envs: dict[str | None, int] = field(default_factory=dict)
+    statements: dict[str, str] | None = None
+    confidence: float = 0.95
+    seed: int = 0
+
+    @property
+    def problem_names(self) -> frozenset[str]:
+        """The problems with at least one graded first attempt."""
+        return frozenset(o.problem for o in self.outcomes if o.samples)
+
+    @property
+    def stand_in(self) -> bool:
+        """Whether any attempt was graded by the stand-in verifier (`lean-repl-sim`): those verdicts are not proofs."""
+        return any(LeanEnvironment(env).stand_in for env in self.lean_envs)
+
+    def scores_at(self, ks: Sequence[int], *, family: str | None = None) -> Scores:
+        """The run's scores at these k, over all its problems or one family's."""
+        chosen = [o for o in self.outcomes if family is None or family_of(o.problem) == family]
+        return score(chosen, ks, with_fix=self.with_fix, confidence=self.confidence, seed=self.seed)
+
+    def verifier_dict(self) -> dict[str, Any]:
+        """Which Lean graded the run: ``stand_in``, and each environment with its graded attempts."""
+        return {
+            "stand_in": self.stand_in,
+            "environments": [
+                {"lean_env": env, "attempts": count, "description": LeanEnvironment(env).describe()}
+                for env, count in self.lean_envs.items()
+            ],
+        }
 
     def as_dict(self) -> dict[str, Any]:
         """Return the summary as a JSON-ready dict."""
@@ -60,6 +104,7 @@ class RunSummary:
             "format_ok": self.format_ok,
             "incomplete_problems": self.incomplete,
             "search": self.search.as_dict() if self.search else None,
+            "verifier": self.verifier_dict(),
         }
 
 
@@ -114,7 +159,24 @@ def summarize(directory: str | os.PathLike[str], *, confidence: float = 0.95, se
         format_ok=_format_ok_rate(attempts),
         incomplete=sum(o.samples < n for o in outcomes),
         search=summarize_search(folder, seed=seed),
+        outcomes=tuple(outcomes),
+        lean_envs=dict(Counter(r.lean_env for r in attempts if r.correct is not None)),
+        statements=_statement_digests(config, {o.problem for o in outcomes}),
+        confidence=confidence,
+        seed=seed,
     )
+
+
+def _statement_digests(config: RunConfig | None, problems: set[str]) -> dict[str, str] | None:
+    """Problem -> digest of the statement the run's dataset, split and ``rectified`` setting give it."""
+    if config is None:
+        return None
+    try:
+        loaded = load_problems(config.dataset, config.split, rectified=config.rectified)
+    except DatasetError as error:
+        logger.info("cannot read the statements of %s: %s", config.name, error)
+        return None
+    return {p.name: hashlib.sha256(p.formal_statement.encode()).hexdigest()[:16] for p in loaded if p.name in problems}
 
 
 def _format_ok_rate(attempts: list[SampleRecord]) -> float | None:

@@ -1,5 +1,7 @@
 """verl 0.9.1 glue for Kimina-Prover RL: the Lean reward, the `kimina_fix` agent loop, Dr.GRPO config, win-rate history.
 
+The same reward in TRL's contract is `LeanReward` (`kimina_rl.trl_reward`), for `trl.GRPOTrainer`.
+
 `import kimina_rl` stays light: verl, kimina-format and kimina-verify are imported when first used. The agent loop
 (`kimina_rl.agent_loop`) is imported by verl's workers from `config/agent_loops.yaml`, not from here.
 """
@@ -19,6 +21,7 @@ from kimina_rl.trainer_config import (
     launch_overrides,
     search_path,
 )
+from kimina_rl.trl_reward import LeanReward
 
 __version__ = _version("kimina-rl")
 
@@ -27,6 +30,7 @@ __all__ = [
     "REWARD_KEYS",
     "Attempt",
     "FixSettings",
+    "LeanReward",
     "Outcome",
     "Problem",
     "Scorer",

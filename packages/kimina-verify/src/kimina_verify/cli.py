@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from kimina_verify.integrity import DEFAULT_ALLOWED_OPTIONS, IntegrityPolicy, check_integrity
 
@@ -103,11 +104,14 @@ def run_check(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from kimina_verify.client import Verifier, VerifyItem
+    from kimina_verify.environment import LeanEnvironment
 
     rows = read_rows(args.file, id_field=args.id_field, code_field=args.code_field)
     items = [VerifyItem(row.code, row.formal_statement) for row in rows]
+    environment: LeanEnvironment | None = None
 
     async def verify() -> list[Any]:
+        nonlocal environment
         async with Verifier(
             args.url,
             args.api_key,
@@ -118,6 +122,10 @@ def run_check(args: argparse.Namespace) -> int:
             cache=args.cache,
             policy=_policy(args),
         ) as verifier:
+            try:
+                environment = LeanEnvironment.from_health(await verifier.health())
+            except Exception as exc:  # a down server shows up as `infra` verdicts below, with the reason
+                stderr.print(f"[yellow]{verifier.url}/health does not answer ({type(exc).__name__})[/yellow]")
             with Progress(console=stderr, transient=True) as bar:
                 task = bar.add_task("verifying", total=len(items))
                 return await verifier.verify(items, progress=lambda done, _total: bar.update(task, completed=done))
@@ -138,6 +146,9 @@ def run_check(args: argparse.Namespace) -> int:
             }
         )
     stderr.print(f"{counts['valid']}/{len(rows)} valid; " + ", ".join(f"{k}: {n}" for k, n in sorted(counts.items())))
+    if environment is not None:
+        style = "bold red" if environment.stand_in else "green"
+        stderr.print(f"verified by [{style}]{escape(environment.describe())}[/{style}]", highlight=False)
     if counts["infra"]:
         stderr.print(f"[red]{counts['infra']} rows could not be verified (server problem), see `detail`[/red]")
         return EXIT_INFRA
@@ -178,7 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print one verdict per row on stdout and a summary on stderr.",
     )
     _add_input_arguments(check)
-    check.add_argument("--url", required=True, help="server base URL, e.g. http://localhost:8000")
+    check.add_argument(
+        "--url", default=None, help="server base URL (default: $LEAN_SERVER_API_URL, else http://localhost:8000)"
+    )
     check.add_argument("--api-key", default=None, help="API key (default: $LEAN_SERVER_API_KEY)")
     check.add_argument("--timeout", type=float, default=60.0, help="Lean time limit per proof, seconds (default 60)")
     check.add_argument("--batch-size", type=int, default=8, help="snippets per request (default 8)")
@@ -198,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run_lint(args) if args.command == "lint" else run_check(args)
     except InputError as exc:
-        stderr.print(f"[red]error:[/red] {exc}", highlight=False)
+        stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         return EXIT_USAGE
     except KeyboardInterrupt:
         stderr.print("interrupted")

@@ -108,7 +108,7 @@ def make_gemini_client(api_key: str | None = None) -> GenAIClient:
     if not key:
         raise MissingApiKeyError(
             "Gemini variants need an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or build without variants "
-            "(--no-variants, or `variants: 0` in the config)"
+            "(the default: drop --variants, or set `variants: 0` in the config)"
         )
     from google import genai
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import gc
 import importlib
+import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 Messages = list[dict[str, str]]
@@ -63,6 +66,15 @@ class Engine(Protocol):
         ...
 
 
+EngineFactory = Callable[[], Engine]
+"""Builds an engine when called: what a runner takes to load a model only after its cheap checks pass."""
+
+
+def as_engine(engine: Engine | EngineFactory) -> Engine:
+    """The engine itself, or the one a factory builds (see `EngineFactory`)."""
+    return engine if isinstance(engine, Engine) else engine()
+
+
 def release_memory() -> None:
     """Return the memory of objects just let go (an engine's model) to the system, accelerator memory included."""
     gc.collect()
@@ -79,6 +91,35 @@ ENGINES: dict[str, str] = {
 }
 
 
+# A hub repository id: NAME or ORG/NAME (letters, digits, `-`, `_`, `.`), nothing that only a path can be.
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
+
+
+def check_model(kind: str, model: str) -> None:
+    """Refuse a model argument that cannot work, in one line, before anything heavy is imported.
+
+    ``openai`` wants a server URL. The other engines take a local directory or a hub id (``NAME`` or
+    ``ORG/NAME``): a path that does not exist (``./nope``, ``/models/x``, ``~/m``, ``a/b/c``) is refused here rather
+    than sent to the hub as a repository id.
+
+    Raises:
+        ValueError: Naming the argument and what it should be.
+    """
+    if kind == "openai":
+        if not model.startswith(("http://", "https://")):
+            raise ValueError(
+                f"--engine openai takes the server's URL as --model (e.g. http://localhost:8001), not {model!r}"
+            )
+        return
+    path = Path(model).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise ValueError(f"model {model!r} is a file; give the model's directory (config.json, weights, tokenizer)")
+        return
+    if not _HUB_ID.fullmatch(model):
+        raise ValueError(f"no model directory at {model} (a hub model is named like AI-MO/Kimina-Prover-Distill-1.7B)")
+
+
 def make_engine(kind: str, model: str, **options: Any) -> Engine:
     """Build an engine by name.
 
@@ -92,7 +133,7 @@ def make_engine(kind: str, model: str, **options: Any) -> Engine:
         The engine, ready to ``generate``.
 
     Raises:
-        ValueError: On an unknown kind.
+        ValueError: On an unknown kind, or a model argument that cannot work (see `check_model`).
         ImportError: When the engine's optional dependency is missing; the message names the extra to install.
 
     Example:
@@ -103,6 +144,7 @@ def make_engine(kind: str, model: str, **options: Any) -> Engine:
         target = ENGINES[kind]
     except KeyError:
         raise ValueError(f"unknown engine {kind!r}; choose one of {', '.join(sorted(ENGINES))}") from None
+    check_model(kind, model)
     module_name, class_name = target.split(":")
     engine_class = getattr(importlib.import_module(module_name), class_name)
     engine: Engine = engine_class(model, **options)

@@ -20,7 +20,10 @@ class VLLMEngine:
         try:
             from vllm import LLM
         except ImportError as error:
-            raise ImportError('the vllm engine needs vLLM: pip install "kimina-eval[vllm]" (GPU hosts)') from error
+            raise ImportError(
+                'the vllm engine needs vLLM (GPU hosts): pip install "kimina-eval[vllm]", or in a kimina checkout '
+                "uv sync --all-packages --extra vllm"
+            ) from error
         self.llm: Any = LLM(model=model, **llm_options)
 
     def generate(self, prompts: list[Messages], n: int, sampling: SamplingParams) -> list[list[str]]:

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from kimina_eval.config import SAMPLES_FILE, ConfigError, RunConfig, check_resumable, load_config, save_config
 from kimina_eval.dataset import load_problems
-from kimina_eval.engines.base import Engine
+from kimina_eval.engines.base import Engine, EngineFactory, as_engine
 from kimina_eval.runner import connected_verifier
 from kimina_eval.search.config import (
     LOG_FILE,
@@ -64,40 +64,52 @@ class SearchProgressSink(Protocol):
 class SearchRunner:
     """Runs (or resumes) the lemma search of every problem of a run into a directory.
 
+    Building a runner checks the dataset, the split and the run folder's identity (nothing is written yet); an
+    engine given as a factory is built by `run`, after those checks.
+
     Args:
         config: What to evaluate; ``config.n`` is the number of attempts on the main theorem per round.
         search: How to search.
-        engine: The sampling engine.
+        engine: The sampling engine, or a function that builds it (called once, after the checks).
         lean: Proof verification and statement checks.
         out_dir: The run directory.
         options: Concurrency, retries and the test-time RL hook.
         progress: Receives progress as problems end.
+        lean_env: The verifier's Lean environment, recorded with every attempt written to ``samples.jsonl``.
+
+    Raises:
+        DatasetError: If the dataset is missing or malformed, or the split is unknown or empty.
+        ConfigError: If ``out_dir`` holds another run or a search with other settings.
     """
 
     def __init__(
         self,
         config: RunConfig,
         search: SearchConfig,
-        engine: Engine,
+        engine: Engine | EngineFactory,
         lean: LeanBackend,
         out_dir: str | os.PathLike[str],
         *,
         options: SearchOptions | None = None,
         progress: SearchProgressSink | None = None,
+        lean_env: str | None = None,
     ) -> None:
         if config.fix_turns:
             raise ConfigError("the lemma search has no error-fix turn: its rounds use Lean's feedback instead")
         self.config = config
         self.search = search
-        self.engine = engine
         self.lean = lean
         self.out_dir = Path(out_dir)
         self.options = options or SearchOptions()
         self.progress = progress
+        self.lean_env = lean_env
         self.problems = load_problems(config.dataset, config.split, limit=config.limit, rectified=config.rectified)
+        self._check_directory()
+        self.engine: Engine | None = engine if isinstance(engine, Engine) else None
+        self._engine = engine
         self.results: dict[str, SearchResult] = {}
 
-    def _prepare_directory(self) -> None:
+    def _check_directory(self) -> None:
         saved, saved_search = load_config(self.out_dir), load_search_config(self.out_dir)
         if saved is not None and saved_search is None and (self.out_dir / SAMPLES_FILE).exists():
             raise ConfigError(f"{self.out_dir} holds an evaluation run, not a search; use another --out")
@@ -107,8 +119,6 @@ class SearchRunner:
                 raise ConfigError(f"the output directory holds a search with n={saved.n}, not {self.config.n}")
         if saved_search is not None:
             check_search_resumable(saved_search, self.search)
-        save_config(self.out_dir, self.config)
-        save_search_config(self.out_dir, self.search)
 
     async def run(self) -> SearchProgress:
         """Search every problem (resuming from the log) and return the final progress.
@@ -117,7 +127,10 @@ class SearchRunner:
             ConfigError: If ``out_dir`` holds another run or a search with other settings.
             EngineError: When generation fails for good.
         """
-        self._prepare_directory()
+        self._check_directory()  # again: another process may have started a run there since
+        self.engine = self.engine or as_engine(self._engine)  # built now, once every cheap check has passed
+        save_config(self.out_dir, self.config)
+        save_search_config(self.out_dir, self.search)
         concurrent = self.options.concurrent_problems
         if self.options.ttrl is not None:
             if self.options.ttrl_needs_gpu and (reason := gpu_missing()):
@@ -126,7 +139,10 @@ class SearchRunner:
                 # The hook trains the model a problem samples from: two problems cannot share the engine then.
                 logger.info("test-time RL is on: problems are searched one at a time")
                 concurrent = 1
-        with SearchLog.open(self.out_dir / LOG_FILE) as log, SampleWriter(self.out_dir / SAMPLES_FILE) as samples:
+        with (
+            SearchLog.open(self.out_dir / LOG_FILE) as log,
+            SampleWriter(self.out_dir / SAMPLES_FILE, lean_env=self.lean_env) as samples,
+        ):
             if log.events:
                 logger.info("resuming %s: %d recorded steps", self.out_dir, len(log.events))
             ctx = SearchContext(
@@ -167,7 +183,7 @@ class SearchRunner:
 def run_search(
     config: RunConfig,
     search: SearchConfig,
-    engine: Engine,
+    engine: Engine | EngineFactory,
     out_dir: str | os.PathLike[str],
     *,
     url: str | None = None,
@@ -178,10 +194,12 @@ def run_search(
 ) -> SearchProgress:
     """Run or resume a lemma search, verifying against the server at ``url`` (default ``$LEAN_SERVER_API_URL``).
 
+    As for `kimina_eval.runner.run_eval`, every cheap check runs before an engine given as a factory is built.
+
     Args:
         config: What to evaluate (``n`` = attempts on the main theorem per round; no fix turn).
         search: Budgets and the shape of each round.
-        engine: The sampling engine (see `kimina_eval.make_engine`).
+        engine: The sampling engine (see `kimina_eval.make_engine`), or a function that builds it.
         out_dir: Run directory; an existing search with the same settings is resumed.
         url: Verification server URL.
         api_key: Verification server API key.
@@ -197,9 +215,16 @@ def run_search(
     """
 
     async def main() -> SearchProgress:
-        async with connected_verifier(url, api_key, **verifier_options) as verifier:
+        async with connected_verifier(url, api_key, **verifier_options) as connection:
             runner = SearchRunner(
-                config, search, engine, ServerBackend(verifier), out_dir, options=options, progress=progress
+                config,
+                search,
+                engine,
+                ServerBackend(connection.verifier),
+                out_dir,
+                options=options,
+                progress=progress,
+                lean_env=connection.environment.lean_env,
             )
             return await runner.run()
 

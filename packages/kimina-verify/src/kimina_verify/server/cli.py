@@ -85,7 +85,11 @@ def check_command(settings: ServerSettings) -> str | None:
     if not settings.repl_cmd:
         repl = Path(settings.cwd or ".") / settings.repl_path
         if not repl.exists():
-            return f"no REPL binary at {repl} (set --project-dir and --repl-path for a Lean workspace, or --repl-cmd)"
+            return (
+                f"no REPL binary at {repl}: point --project-dir (and --repl-path) at a Lean workspace "
+                "(infra/lean/setup-workspace.sh builds one), or serve the stand-in, which runs no Lean: "
+                "--repl-cmd lean-repl-sim"
+            )
     program = settings.command[0]
     if shutil.which(program) is None and not (Path(settings.cwd or ".") / program).exists():
         return f"cannot find {program!r} to start the REPL"

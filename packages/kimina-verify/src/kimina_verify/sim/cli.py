@@ -33,7 +33,9 @@ redeclares a name of its environment, or carries a directive comment:
   -- sim: alloc MB         allocate memory              -- sim: huge CHARS   a message that long
 `#print axioms NAME` answers like Lean v4.15: [propext, Classical.choice, Quot.sound] for a proof by tactics,
 plus sorryAx if the code has a `sorry` and any declared `axiom`; "unknown constant 'NAME'" for an undeclared name.
-With --verdicts, code equal to a recorded row gets that row's real verdict and time.
+With --verdicts, code that matches a recorded row gets that row's real verdict and time; matching ignores the
+header (imports, open, set_option), `#print axioms` lines and blank lines, so code assembled by kimina's client
+matches too. Other code follows the rules above, or fails with --unrecorded error.
 """
 
 
@@ -43,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog="lean-repl-sim", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--verdicts", metavar="FILE.jsonl", help="recorded verdicts (full_code, verdict, messages)")
+    parser.add_argument(
+        "--unrecorded",
+        choices=("rules", "error"),
+        default="rules",
+        help="with --verdicts, what code matching no recorded row gets: the rules above (default) or an error",
+    )
     parser.add_argument("--import-latency", type=float, default=0.0, metavar="S", help="seconds to run a header")
     parser.add_argument("--latency", type=float, default=0.0, metavar="S", help="seconds per command")
     parser.add_argument(
@@ -63,7 +71,9 @@ class Simulator:
     """One simulated REPL process: reads commands, answers them, performs their effects."""
 
     def __init__(self, args: argparse.Namespace, out: BinaryIO) -> None:
-        recorded = RecordedVerdicts.load(args.verdicts) if args.verdicts else None
+        if args.unrecorded != "rules" and not args.verdicts:
+            raise ValueError("--unrecorded needs --verdicts FILE.jsonl")
+        recorded = RecordedVerdicts.load(args.verdicts, unrecorded=args.unrecorded) if args.verdicts else None
         self.elab = Elaborator(backticks=args.backticks, recorded=recorded)
         self.args = args
         self.out = out

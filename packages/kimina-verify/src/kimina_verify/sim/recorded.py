@@ -1,13 +1,29 @@
-"""Recorded real verdicts (the `recorded_verdicts.jsonl` format) for `lean-repl-sim --verdicts`."""
+"""Recorded real verdicts (the `recorded_verdicts.jsonl` format) for `lean-repl-sim --verdicts`.
+
+Rows are matched on a normalised form of their code (`replay_key`), so the code kimina's own client sends (header
+rebuilt from the dataset statement, imports merged, `#print axioms` appended, blank lines moved) finds the row it
+was assembled from, as raw `/api/check` calls with the recorded text do.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from kimina_verify.sim.source import declarations, mask, split_imports, without_print_axioms
+
+Unrecorded = Literal["rules", "error"]
+"""What code that matches no recorded row gets: the stand-in's own rules, or an error."""
+
+UNRECORDED_ERROR = "lean-repl-sim: no recorded verdict for this code (--unrecorded error)"
+
+# A header line: `import`, `open` or `set_option` (but `set_option ... in` belongs to the declaration after it).
+_HEADER_COMMAND = re.compile(r"(?:import|open|set_option)\s")
+_TRAILING_IN = re.compile(r"\sin$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,24 +40,56 @@ class RecordedRow:
     @property
     def statement_line(self) -> int:
         """The line of the first declaration in the recorded code (1-based)."""
-        decls = declarations(mask(self.code))
-        return self.code.count("\n", 0, decls[0].start) + 1 if decls else self.header_lines + 1
+        return first_declaration_line(self.code) or self.header_lines + 1
 
 
-def body_key(code: str) -> tuple[str, int]:
-    """The code without its leading imports, stripped (the lookup key), and how many lines the imports took."""
-    _, body_start = split_imports(code)
-    return code[body_start:].strip(), code.count("\n", 0, body_start)
+def first_declaration_line(code: str) -> int | None:
+    """The 1-based line of the first declaration in `code`, or None when it declares nothing."""
+    decls = declarations(mask(code))
+    return code.count("\n", 0, decls[0].start) + 1 if decls else None
+
+
+def replay_key(code: str) -> str:
+    """The lookup key of a piece of code: what stays the same however a client assembles it.
+
+    Dropped: the header (leading `import`, `open` and `set_option` lines, with the comments and blank lines among
+    them), `#print axioms` commands, blank lines and trailing spaces. The declarations are kept as written, so two
+    proofs that differ in anything Lean reads never share a key.
+    """
+    code = without_print_axioms(code.replace("\r\n", "\n"))
+    lines = code.split("\n")
+    start = 0
+    for number, line in enumerate(mask(code).split("\n")):
+        stripped = line.strip()
+        if not stripped:  # blank, or only a comment
+            continue
+        if not _HEADER_COMMAND.match(stripped + " ") or _TRAILING_IN.search(stripped):
+            break
+        start = number + 1
+    return "\n".join(line.rstrip() for line in lines[start:] if line.strip())
+
+
+def import_lines(code: str) -> int:
+    """How many lines the leading imports of `code` take (what a server sends apart as the header)."""
+    return code.count("\n", 0, split_imports(code)[1])
 
 
 class RecordedVerdicts:
-    """Recorded rows keyed by their code without imports, so a header sent apart from its body still matches."""
+    """Recorded rows keyed by `replay_key`, so a header sent apart from its body, or rebuilt, still matches.
 
-    def __init__(self, rows: dict[str, RecordedRow]) -> None:
+    Args:
+        rows: Rows by key.
+        unrecorded: `rules` (code matching no row is judged by the stand-in's rules, which accept any code without
+            `sorry`) or `error` (a command that declares something and matches no row fails with
+            `UNRECORDED_ERROR`, so a replay cannot pass what was never recorded).
+    """
+
+    def __init__(self, rows: dict[str, RecordedRow], *, unrecorded: Unrecorded = "rules") -> None:
         self._rows = rows
+        self.unrecorded: Unrecorded = unrecorded
 
     @classmethod
-    def load(cls, path: str | Path) -> RecordedVerdicts:
+    def load(cls, path: str | Path, *, unrecorded: Unrecorded = "rules") -> RecordedVerdicts:
         """Read a JSONL file with `full_code`, `verdict` and optionally `messages`, `repl_time_s`, `system_error`."""
         rows: dict[str, RecordedRow] = {}
         with open(path, encoding="utf-8") as lines:
@@ -54,23 +102,38 @@ class RecordedVerdicts:
                     verdict = bool(data["verdict"])
                 except (json.JSONDecodeError, KeyError, TypeError) as exc:
                     raise ValueError(f"{path}:{number}: not a recorded-verdict row ({exc})") from exc
-                key, header_lines = body_key(code)
-                rows[key] = RecordedRow(
+                rows[replay_key(code)] = RecordedRow(
                     code=code,
                     verdict=verdict,
                     messages=tuple(data.get("messages") or ()),
                     repl_time_s=data.get("repl_time_s"),
                     timed_out="timed out" in (data.get("system_error") or ""),
-                    header_lines=header_lines,
+                    header_lines=import_lines(code),
                 )
-        return cls(rows)
+        return cls(rows, unrecorded=unrecorded)
 
     def __len__(self) -> int:
         return len(self._rows)
 
     def lookup(self, code: str) -> RecordedRow | None:
-        """The recorded row whose code (imports and `#print axioms` commands aside) equals `code`, if any."""
-        return self._rows.get(body_key(without_print_axioms(code))[0])
+        """The recorded row of `code` (see `replay_key`), lined up with `code`'s own lines; None when there is none.
+
+        The row comes back with `header_lines` set so that shifting its recorded positions by `code`'s import lines
+        minus `header_lines` moves them onto `code`: its first declaration lands on `code`'s first declaration, however
+        many header lines the client put before it. Under `unrecorded="error"`, code that declares something and
+        matches no row gets a failed row whose one error sits on its first declaration.
+        """
+        imports_end = import_lines(code)
+        declared = first_declaration_line(code)
+        row = self._rows.get(replay_key(code))
+        if row is None:
+            if self.unrecorded != "error" or declared is None:
+                return None
+            where = {"line": declared, "column": 0}
+            error = {"severity": "error", "pos": where, "endPos": where, "data": UNRECORDED_ERROR}
+            return RecordedRow(code, False, (error,), None, timed_out=False, header_lines=imports_end)
+        shift = (declared or imports_end + 1) - row.statement_line
+        return dataclasses.replace(row, header_lines=imports_end - shift)
 
 
 def recorded_times(path: str | Path) -> list[float]:
