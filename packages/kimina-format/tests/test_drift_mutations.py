@@ -68,7 +68,7 @@ def with_final_code(row: Row, code: str) -> str:
 def prose_lines(row: Row, least: int) -> list[str]:
     """The prose lines of the completion whose near-duplicate key has at least `least` characters."""
     prose = parse_completion(row["completion"]).prose
-    return [line.strip() for line, key in zip(prose.split("\n"), line_keys(prose)) if len(key) >= least]
+    return [line.strip() for line, key in zip(prose.split("\n"), line_keys(prose), strict=True) if len(key) >= least]
 
 
 WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
@@ -114,19 +114,24 @@ def reword(line: str, i: int) -> str:
 
 
 def test_reworded_near_copies_of_a_paragraph(passing_rows: list[Row]) -> None:
-    # Fifteen copies of one of its own long lines, each reworded in one place and spread through the thinking.
+    # Fifteen copies of one of its own long lines, each reworded in one place, spread through the reasoning.
     def mutate(row: Row) -> str | None:
         lines = [line for line in prose_lines(row, 120) if len(line.split()) >= 12]
-        if not lines:
-            return None
         text = row["completion"]
-        thinking = parse_completion(text).thinking_span
+        completion = parse_completion(text)
+        thinking = completion.thinking_span
         assert thinking is not None
-        paragraphs = text[thinking.start : thinking.end].split("\n\n")
-        step = max(len(paragraphs) // 15, 1)
-        for i in range(15):
-            paragraphs.insert(min(1 + i * (step + 1), len(paragraphs)), reword(lines[0], i))
-        return text[: thinking.start] + "\n\n".join(paragraphs) + text[thinking.end :]
+        inside = [(b.start, b.end) for b in completion.thinking_blocks]
+        gaps = [
+            m.start()
+            for m in re.finditer("\n\n", text[: thinking.end])
+            if m.start() > thinking.start and not any(start <= m.start() < end for start, end in inside)
+        ]
+        if not lines or len(gaps) < 15 or not small(row, 15 * len(lines[0])):
+            return None
+        at = [gaps[i * len(gaps) // 15] for i in range(15)]
+        pieces = [text[: at[0]]] + [text[a:b] for a, b in zip(at, [*at[1:], len(text)], strict=True)]
+        return "".join(f"{piece}\n\n{reword(lines[0], i)}" for i, piece in enumerate(pieces[:-1])) + pieces[-1]
 
     run(passing_rows, mutate, {Code.NEAR_DUPLICATES}, exact=False)
 
@@ -163,7 +168,11 @@ def small(row: Row, extra: int) -> bool:
 
 @pytest.mark.parametrize(
     "padding",
-    [pytest.param(" " * 40_000, id="spaces"), pytest.param("\n" * 40_000, id="newlines"), pytest.param(" \n" * 20_000, id="blank-lines")],
+    [
+        pytest.param(" " * 40_000, id="spaces"),
+        pytest.param("\n" * 40_000, id="newlines"),
+        pytest.param(" \n" * 20_000, id="blank-lines"),
+    ],
 )
 def test_forty_thousand_whitespace_characters_in_the_thinking(passing_rows: list[Row], padding: str) -> None:
     run(
@@ -190,7 +199,11 @@ def test_padding_counts_towards_the_length(passing_rows: list[Row]) -> None:
 
 def test_a_long_summary(passing_rows: list[Row]) -> None:
     summary = " ".join(f"{a} {b} is settled." for a in WORDS for b in WORDS[:8])  # 128 distinct sentences
-    run(passing_rows, lambda r: r["completion"].replace("</think>", f"</think>\n{summary}\n", 1), {Code.SUMMARY_TOO_LONG})
+    run(
+        passing_rows,
+        lambda r: r["completion"].replace("</think>", f"</think>\n{summary}\n", 1) if small(r, len(summary)) else None,
+        {Code.SUMMARY_TOO_LONG},
+    )
 
 
 # 4. Broken structure.
@@ -206,9 +219,10 @@ def test_an_unclosed_tactic_fence(passing_rows: list[Row]) -> None:
     run(passing_rows, mutate, {Code.FENCE_UNCLOSED}, exact=False)
 
 
+# No word of these is a tactic name, so only the new rule can see them.
 ENGLISH = (
-    "  We now use the bound from the previous step.\n"
-    "  It is enough to show that the product is positive.\n"
+    "  The sum of the squares is at least zero for every real.\n"
+    "  It is enough to prove that the product is positive.\n"
     "  Then the result follows since both factors are positive."
 )
 
@@ -230,8 +244,10 @@ def test_the_reasoning_as_a_comment_above_the_theorem(passing_rows: list[Row]) -
     def mutate(row: Row) -> str | None:
         completion = parse_completion(row["completion"])
         reasoning, code = completion.reasoning.strip(), final_code(row)
-        if re.search(r"```|/-|-/", reasoning) or len(row["completion"]) + len(reasoning) > 70_000:
+        if re.search(r"```|/-|-/", reasoning) or not small(row, len(reasoning)):
             return None  # the comment would end early, or the completion would be too long
+        if len("".join(reasoning.split())) <= 1_000:
+            return None  # no longer than a doc comment stating the problem, which is allowed
         statement = code.index(re.search(r"theorem\s", code).group())  # type: ignore[union-attr]
         return with_final_code(row, code[:statement] + f"/-\n{reasoning}\n-/\n" + code[statement:])
 

@@ -110,7 +110,9 @@ def test_reworded_near_copies_of_a_line(build: Builder, copies: int, broken: boo
     # The line and its reworded copies, spread out: each copy differs from the line by one word near a different end.
     filler = distinct_lines(copies + 1)
     lines = [LONG_LINE, *map(reworded, range(copies))]
-    verdict = check_format(build(reasoning="\n\n".join(f"{line}\n{other}" for line, other in zip(lines, filler))))
+    verdict = check_format(
+        build(reasoning="\n\n".join(f"{line}\n{other}" for line, other in zip(lines, filler, strict=True)))
+    )
     assert len(set(lines)) == copies + 1  # no two are equal
     assert verdict.metrics.max_line_repeats <= 2
     assert verdict.metrics.near_duplicates == copies + 1

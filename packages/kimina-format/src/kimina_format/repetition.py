@@ -99,7 +99,9 @@ def line_keys(text: str) -> list[bytes]:
 def exact_long_lines(text: str, min_chars: int) -> list[str]:
     """The long lines of `text` (by their keys), each case folded with its spaces normalised but its digits kept."""
     return [
-        " ".join(line.lower().split()) for line, key in zip(text.split("\n"), line_keys(text)) if len(key) >= min_chars
+        " ".join(line.lower().split())
+        for line, key in zip(text.split("\n"), line_keys(text), strict=True)
+        if len(key) >= min_chars
     ]
 
 
@@ -147,17 +149,20 @@ def _near_duplicates(long: list[bytes], min_chars: int) -> int:
     head_counts, tail_counts = Counter(heads), Counter(tails)
     if len(head_counts) == len(tail_counts) == len(units):
         return 1  # the usual case: every opening and every ending is unique
-    pairs = list(zip(heads, tails))
+    pairs = list(zip(heads, tails, strict=True))
     both = Counter(pairs)
     shared = map(add, map(head_counts.__getitem__, heads), map(tail_counts.__getitem__, tails))
-    return max(map(sub, shared, map(both.__getitem__, pairs)))
+    most: int = max(map(sub, shared, map(both.__getitem__, pairs)))
+    return most
 
 
 def near_duplicate_line(text: str, min_chars: int) -> str:
     """The original text of a line with the most near-duplicates (only computed when the rule fails)."""
     half = min_chars // 2
     units = [
-        (line, key[:half], key[-half:]) for line, key in zip(text.split("\n"), line_keys(text)) if len(key) >= min_chars
+        (line, key[:half], key[-half:])
+        for line, key in zip(text.split("\n"), line_keys(text), strict=True)
+        if len(key) >= min_chars
     ]
     heads, tails = Counter(u[1] for u in units), Counter(u[2] for u in units)
     both = Counter((u[1], u[2]) for u in units)
