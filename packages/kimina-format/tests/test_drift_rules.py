@@ -320,3 +320,18 @@ def test_over_limit_run() -> None:
     assert over_limit_run("\n" * 12, "\n", 10, offset=1) == 11
     assert over_limit_run("\n" * 11, "\n", 10, offset=1) == 0
     assert over_limit_run(" " * 1000, " ", None) == 0
+
+
+@pytest.mark.parametrize("where", ["before-think", "summary", "tactic-block", "final-code", "after-code"])
+def test_blank_lines_are_found_everywhere(build: Builder, where: str) -> None:
+    blank = "\n" * 40
+    text = {
+        "before-think": lambda: blank + build(),
+        "summary": lambda: build().replace("</think>\n", "</think>\n" + blank),
+        "tactic-block": lambda: build(blocks=(PROOF + blank + PROOF, PROOF)),
+        "final-code": lambda: build(proof=blank + PROOF),
+        "after-code": lambda: build(after=blank),
+    }[where]()
+    verdict = check_format(text)
+    assert Code.WHITESPACE_PADDING in verdict.codes
+    assert verdict.metrics.blank_line_run >= 21 or verdict.metrics.after_code_chars > 32

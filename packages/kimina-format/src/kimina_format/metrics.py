@@ -9,8 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
-from itertools import chain
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, NamedTuple
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
@@ -130,6 +129,21 @@ class FormatMetrics:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
+_METRIC_DEFAULTS = {f.name: f.default for f in fields(FormatMetrics)}
+
+
+def _metrics(values: dict[str, Any]) -> FormatMetrics:
+    """`FormatMetrics(**values)`, without its `__init__`.
+
+    A frozen dataclass's `__init__` sets each of the 33 fields through `object.__setattr__`, which costs more than all
+    the rules together; it validates nothing, so filling the instance's `__dict__` gives the same object.
+    """
+    metrics = object.__new__(FormatMetrics)
+    metrics.__dict__.update(_METRIC_DEFAULTS)
+    metrics.__dict__.update(values)
+    return metrics
+
+
 def measure(
     completion: Completion,
     *,
@@ -150,7 +164,7 @@ def measure(
     """
     text = completion.text
     tokens = count_tokens(text) if count_tokens is not None else math.ceil(len(text) / config.chars_per_token)
-    repetition = measure_repetition(completion.prose, config)
+    repetition = measure_repetition(completion.prose_utf8, config, lambda: completion.prose)
     blocks = tactic_block_lines(completion.tactic_blocks)
     code = completion.code
     final = split_lean(code) if code is not None else None
@@ -173,9 +187,16 @@ def measure(
         "near_duplicates": repetition.near_duplicates,
         "space_run": max(
             over_limit_run(text, " ", config.max_space_run),
-            over_limit_run(text, "\t", config.max_space_run) if "\t" in text else 0,
+            over_limit_run(text, "\t", config.max_space_run),
         ),
-        "blank_line_run": max(repetition.blank_lines, over_limit_run(text, "\n", config.max_blank_lines, offset=1)),
+        # The prose was measured with the repetition keys; the rest is code, and the whitespace around the thinking.
+        "blank_line_run": max(
+            repetition.blank_lines,
+            *(
+                over_limit_run(part, "\n", config.max_blank_lines, offset=1)
+                for part in (blocks.text, code or "", completion.before_think, completion.summary)
+            ),
+        ),
         "tactic_blocks": len(blocks.code_lines),
         "unclosed_fences": sum(not block.closed for block in completion.thinking_blocks),
         "tactic_block_lines": blocks.code_lines,
@@ -187,19 +208,24 @@ def measure(
     think_names, think_invocations, english = tactics_used(blocks.body, _ENGLISH_IDENTIFIERS)
     metrics["tactic_prose_lines"] = _prose_lines(blocks.body) if english else 0
     if final is None:
-        return FormatMetrics(**metrics)
+        return _metrics(metrics)
 
     body_comments = final.body_comments
     proof_comment_chars = non_space_length("".join(c.text for c in body_comments))
-    code_comment_chars = non_space_length("".join(c.text for c in final.comments))
+    code_comment_chars = non_space_length("".join([c.text for c in final.comments]))
+    body_chars = non_space_length("".join(final.body))
     final_names, final_invocations, _ = tactics_used(final.body)
     metrics.update(
         code_lines=final.code_lines,
         proof_lines=len(final.body),
         proof_comment_chars=proof_comment_chars,
-        proof_comment_density=_density(proof_comment_chars, non_space_length("".join(final.body))),
+        proof_comment_density=_density(proof_comment_chars, body_chars),
         code_comment_chars=code_comment_chars,
-        code_comment_density=_density(code_comment_chars, non_space_length(final.code)),
+        # The code's non-comment characters are those of its lines, as split: header, signatures and proof body (the
+        # `by` after `:=` aside).
+        code_comment_density=_density(
+            code_comment_chars, body_chars + non_space_length("".join(final.header + final.statements))
+        ),
         copied_code_share=_copied_share(blocks, final, repetition, config, thinking_chars),
         boilerplate_comments=sum(map(_boilerplate_count, commented), _boilerplate_count(body_comments)),
         tactic_name_iou=iou(think_names, final_names),
@@ -207,7 +233,7 @@ def measure(
         tactic_name_coverage=len(think_names & final_names) / len(final_names) if final_names else 1.0,
         statement_match=None if formal_statement is None else statement_matches(final, formal_statement),
     )
-    return FormatMetrics(**metrics)
+    return _metrics(metrics)
 
 
 class TacticBlockLines(NamedTuple):
@@ -219,13 +245,14 @@ class TacticBlockLines(NamedTuple):
     other: list[str]
     comments: list[tuple[Comment, ...]]
     chars: int
+    text: str
 
 
 def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
     """Take the tactic blocks apart: each one's code and proof lines, all their proof lines, the comments of each.
 
-    `other` holds the header lines and declaration signatures of the blocks that have some. `chars` counts the
-    non-whitespace characters of the blocks, comments included. A block of plain tactics (most are) needs only its
+    `other` holds the header lines and declaration signatures of the blocks that have some. `text` is the blocks'
+    texts joined, and `chars` counts its non-whitespace characters, comments included. A block of plain tactics (most are) needs only its
     lines stripped; the others go through `split_lean`.
     """
     code_lines: list[int] = []
@@ -248,8 +275,9 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
             code_lines.append(len(lines))
         proof_lines.append(len(lines))
         body += lines
+    joined = "".join(texts)
     return TacticBlockLines(
-        tuple(code_lines), tuple(proof_lines), body, other, comments, non_space_length("".join(texts))
+        tuple(code_lines), tuple(proof_lines), body, other, comments, non_space_length(joined), joined
     )
 
 
@@ -269,14 +297,16 @@ def _copied_share(
     """
     if not thinking_chars:
         return 0.0
-    final_lines = {*final.body, *final.header, *final.statements}
-    copied = sum(map(len, filter(final_lines.__contains__, chain(blocks.body, blocks.other))))
+    final_lines = set(final.body)
+    final_lines.update(final.header, final.statements)
+    copied = sum(map(len, filter(final_lines.__contains__, blocks.body)))
+    if blocks.other:
+        copied += sum(map(len, filter(final_lines.__contains__, blocks.other)))
     counts = repetition.counts
-    least = config.repetition_min_chars
-    long = [line for line in final_lines if len(line) >= least]  # a key is never longer than its line
-    if counts and long:
-        final_keys = {key for key in line_keys("\n".join(long)) if len(key) >= least}
-        copied += sum(len(key) * counts[key] for key in final_keys.intersection(counts))
+    if counts:
+        # A final-code line whose key is a long prose line's, counted as often as the prose has it.
+        for key in counts.keys() & line_keys(final.code):
+            copied += len(key) * counts[key]
     return min(copied / thinking_chars, 1.0)
 
 

@@ -152,17 +152,21 @@ class Completion:
     @cached_property
     def reasoning(self) -> str:
         """The thinking with its ```` ```tactics ```` and Lean blocks cut out: the natural-language reasoning."""
+        return "\n".join(self._reasoning_pieces())
+
+    def _reasoning_pieces(self) -> list[str]:
+        """The stretches of the thinking between its tactic and Lean blocks."""
         span = self.thinking_span
         if span is None:
-            return ""
-        parts: list[str] = []
+            return []
+        pieces: list[str] = []
         pos = span.start
         for block in self.thinking_blocks:
             if block.language == TACTICS_LANGUAGE or block.language in LEAN_LANGUAGES:
-                parts.append(self.text[pos : block.start])
+                pieces.append(self.text[pos : block.start])
                 pos = block.end
-        parts.append(self.text[pos : span.end])
-        return "\n".join(parts)
+        pieces.append(self.text[pos : span.end])
+        return pieces
 
     @property
     def summary(self) -> str:
@@ -177,6 +181,15 @@ class Completion:
         """The natural-language text that repetition is judged on: the reasoning, and the summary after the thinking."""
         summary = self.summary
         return self.reasoning + "\n" + summary if summary.strip() else self.reasoning
+
+    @cached_property
+    def prose_utf8(self) -> bytes:
+        """`prose` in UTF-8, encoded piece by piece (cheaper than joining the pieces into one string first)."""
+        pieces = self._reasoning_pieces()
+        summary = self.summary
+        if summary.strip():
+            pieces.append(summary)
+        return b"\n".join([piece.encode() for piece in pieces])
 
     @cached_property
     def inline_tactics(self) -> tuple[str, ...]:

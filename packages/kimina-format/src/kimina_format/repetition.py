@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
-from operator import add, itemgetter, sub
+from operator import itemgetter
 from typing import NamedTuple
 
 from kimina_format.config import FormatConfig
@@ -49,14 +50,15 @@ class Repetition(NamedTuple):
     counts: Counter[bytes]
 
 
-def measure_repetition(text: str, config: FormatConfig) -> Repetition:
-    """Measure the repeated lines, the longest loop and the near-duplicates of `text` (the prose of a completion).
+def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str]) -> Repetition:
+    """Measure the repeated lines, the longest loop and the near-duplicates of a completion's prose.
 
-    A loop is a passage of one or more long lines written again and again back to back. Copies are first compared
-    by their keys; a loop longer than `config.max_consecutive_repeats` is then confirmed on the lines themselves,
-    digits included, so an enumeration (`n = 1: ...`, `n = 2: ...`) is not a loop.
+    `data` is the prose in UTF-8, and `text()` gives it as a string (only asked for to confirm a loop). A loop is a
+    passage of one or more long lines written again and again back to back. Copies are first compared by their
+    keys; a loop longer than `config.max_consecutive_repeats` is then confirmed on the lines themselves, digits
+    included, so an enumeration (`n = 1: ...`, `n = 2: ...`) is not a loop.
     """
-    keys = text.encode().translate(_KEY_TABLE, _KEY_DELETE)
+    keys = data.translate(_KEY_TABLE, _KEY_DELETE)
     long = long_keys(keys, config.repetition_min_chars)
     lines = keys.count(b"\n") + 1
     blank_lines = over_limit_run(keys, b"\n", config.max_blank_lines, offset=1)
@@ -68,10 +70,17 @@ def measure_repetition(text: str, config: FormatConfig) -> Repetition:
     copies, period, _ = _longest_loop(long, counts) if most > 1 else (1, 0, 0)
     limit = config.max_consecutive_repeats
     if limit is not None and copies > limit:
-        exact = exact_long_lines(text, config.repetition_min_chars)
+        exact = exact_long_lines(text(), config.repetition_min_chars, keys.split(b"\n"))
         copies, period, _ = _longest_loop(exact, Counter(exact))
     return Repetition(
-        lines, most, ratio, copies, period, _near_duplicates(long, config.near_duplicate_min_chars), blank_lines, counts
+        lines,
+        most,
+        ratio,
+        copies,
+        period,
+        _near_duplicates(counts, config.near_duplicate_min_chars),
+        blank_lines,
+        counts,
     )
 
 
@@ -96,11 +105,15 @@ def line_keys(text: str) -> list[bytes]:
     return text.encode().translate(_KEY_TABLE, _KEY_DELETE).split(b"\n")
 
 
-def exact_long_lines(text: str, min_chars: int) -> list[str]:
-    """The long lines of `text` (by their keys), each case folded with its spaces normalised but its digits kept."""
+def exact_long_lines(text: str, min_chars: int, keys: list[bytes] | None = None) -> list[str]:
+    """The long lines of `text` (by their keys), each case folded with its spaces normalised but its digits kept.
+
+    `keys` are the lines' keys when the caller has them already (`line_keys(text)` otherwise).
+    """
+    keys = line_keys(text) if keys is None else keys
     return [
         " ".join(line.lower().split())
-        for line, key in zip(text.split("\n"), line_keys(text), strict=True)
+        for line, key in zip(text.split("\n"), keys, strict=True)
         if len(key) >= min_chars
     ]
 
@@ -113,7 +126,7 @@ def _longest_loop(lines: list[bytes] | list[str], counts: Counter[bytes] | Count
     `period` lines back continues a run, and any other line starts a new candidate period: the distance to its
     previous occurrence.
     """
-    repeated = bytes(map((2).__le__, map(counts.__getitem__, lines)))  # type: ignore[arg-type]
+    repeated = bytes(map({line for line, count in counts.items() if count > 1}.__contains__, lines))
     best = (1, 0, 0)
     for stretch in _REPEATED_STRETCH.finditer(repeated):
         start, end = stretch.span()
@@ -133,27 +146,30 @@ def _longest_loop(lines: list[bytes] | list[str], counts: Counter[bytes] | Count
     return best
 
 
-def _near_duplicates(long: list[bytes], min_chars: int) -> int:
-    """Most near-duplicates of one line of at least `min_chars` bytes (itself included).
+def _near_duplicates(counts: Counter[bytes], min_chars: int) -> int:
+    """Most near-duplicates of one line of at least `min_chars` bytes (itself included), from the long lines' counts.
 
     A line's near-duplicates share its first or its last `min_chars // 2` bytes: two locality-sensitive bands, so
     any one local edit of a copy (a reworded phrase, an inserted clause) leaves it a near-duplicate of the original,
     and no pair of lines is ever compared. The count for a line is those sharing its opening, plus those sharing its
-    ending, minus those sharing both.
+    ending, minus those sharing both (equal lines included, by their count).
     """
-    units = [key for key in long if len(key) >= min_chars]
-    if len(units) < 2:
-        return len(units)
+    units = [key for key in counts if len(key) >= min_chars]  # distinct keys
+    if not units:
+        return 0
     half = min_chars // 2
     heads, tails = list(map(itemgetter(slice(None, half)), units)), list(map(itemgetter(slice(-half, None)), units))
-    head_counts, tail_counts = Counter(heads), Counter(tails)
-    if len(head_counts) == len(tail_counts) == len(units):
-        return 1  # the usual case: every opening and every ending is unique
-    pairs = list(zip(heads, tails, strict=True))
-    both = Counter(pairs)
-    shared = map(add, map(head_counts.__getitem__, heads), map(tail_counts.__getitem__, tails))
-    most: int = max(map(sub, shared, map(both.__getitem__, pairs)))
-    return most
+    if len(set(heads)) == len(set(tails)) == len(units):
+        return max(map(counts.__getitem__, units))  # the usual case: only equal lines share an opening or an ending
+    head_counts: dict[bytes, int] = {}
+    tail_counts: dict[bytes, int] = {}
+    both: dict[tuple[bytes, bytes], int] = {}
+    for key, head, tail in zip(units, heads, tails, strict=True):
+        count = counts[key]
+        head_counts[head] = head_counts.get(head, 0) + count
+        tail_counts[tail] = tail_counts.get(tail, 0) + count
+        both[head, tail] = both.get((head, tail), 0) + count
+    return max(head_counts[h] + tail_counts[t] - both[h, t] for h, t in zip(heads, tails, strict=True))
 
 
 def near_duplicate_line(text: str, min_chars: int) -> str:
