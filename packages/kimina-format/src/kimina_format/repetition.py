@@ -155,12 +155,13 @@ def _near_duplicates(counts: Counter[bytes], min_chars: int) -> int:
     ending, minus those sharing both (equal lines included, by their count).
     """
     units = [key for key in counts if len(key) >= min_chars]  # distinct keys
-    if not units:
-        return 0
+    if len(units) < 2:
+        return counts[units[0]] if units else 0
     half = min_chars // 2
-    heads, tails = list(map(itemgetter(slice(None, half)), units)), list(map(itemgetter(slice(-half, None)), units))
-    if len(set(heads)) == len(set(tails)) == len(units):
+    head, tail = itemgetter(slice(None, half)), itemgetter(slice(-half, None))
+    if len(set(map(head, units))) == len(set(map(tail, units))) == len(units):
         return max(map(counts.__getitem__, units))  # the usual case: only equal lines share an opening or an ending
+    heads, tails = list(map(head, units)), list(map(tail, units))
     head_counts: dict[bytes, int] = {}
     tail_counts: dict[bytes, int] = {}
     both: dict[tuple[bytes, bytes], int] = {}
