@@ -335,3 +335,22 @@ def test_blank_lines_are_found_everywhere(build: Builder, where: str) -> None:
     verdict = check_format(text)
     assert Code.WHITESPACE_PADDING in verdict.codes
     assert verdict.metrics.blank_line_run >= 21 or verdict.metrics.after_code_chars > 32
+
+
+def test_a_truncated_thinking_reports_no_unclosed_fence(build: Builder) -> None:
+    # Generations cut at the length limit often stop inside a tactic block: that is `think_unclosed`, not two faults.
+    text = build().split("That closes the goal.")[0] + "```tactics\n  nlinarith [h"
+    assert codes(text) == {Code.THINK_UNCLOSED}
+
+
+def test_a_fence_with_a_language_inside_an_open_block_is_content(build: Builder) -> None:
+    # CommonMark: inside an open block, a fence line with an info string does not close it; the block stays closed.
+    block = PROOF + "\n```lean4\n" + PROOF
+    verdict = check_format(build(blocks=(block, PROOF)))
+    assert verdict.metrics.unclosed_fences == 0
+    assert Code.FENCE_UNCLOSED not in verdict.codes
+
+
+def test_near_duplicate_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="near_duplicate_min_chars"):
+        FormatConfig(near_duplicate_min_chars=1)
