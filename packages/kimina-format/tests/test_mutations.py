@@ -20,8 +20,15 @@ Row = dict[str, Any]
 Mutation = Callable[[Row], str | None]  # None: the mutation does not apply to this row
 
 
-def run(rows: list[Row], mutate: Mutation, expected: set[ViolationCode], *, at_least: int = 50) -> None:
-    """Apply `mutate` to each row and check the violation codes are exactly `expected`."""
+def run(
+    rows: list[Row],
+    mutate: Mutation,
+    expected: set[ViolationCode],
+    *,
+    at_least: int = 50,
+    allowed: frozenset[ViolationCode] = frozenset(),
+) -> None:
+    """Apply `mutate` to each row and check the violation codes are exactly `expected` (plus, maybe, some `allowed`)."""
     wrong, applied = [], 0
     for row in rows:
         text = mutate(row)
@@ -29,7 +36,7 @@ def run(rows: list[Row], mutate: Mutation, expected: set[ViolationCode], *, at_l
             continue
         applied += 1
         verdict = check_format(text, formal_statement=row["formal_statement"])
-        if set(verdict.codes) != expected:
+        if not expected <= set(verdict.codes) <= expected | allowed:
             wrong.append((row["name"], [str(v) for v in verdict.violations]))
     assert applied >= at_least, f"the mutation applied to only {applied} rows"
     assert not wrong, f"{len(wrong)} of {applied} mutated rows misjudged, e.g. {wrong[:3]}"
@@ -113,9 +120,23 @@ def test_explanation_after_the_code(passing_rows: list[Row]) -> None:
 # Rule 3
 
 
+def spread(line: str, copies: int) -> str:
+    """`copies` of `line`, each followed by a different long line: repeated, but not in a row (not a loop)."""
+    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
+    others = [f"Then {a} and {b} are compared once more, with the same outcome." for a in words for b in words]
+    return "\n".join(f"{line}\n{other}" for other in others[:copies])
+
+
+def fits(row: Row, insert: str) -> str | None:
+    """`insert` in the row's thinking, unless that makes it longer than the length limit."""
+    if len(row["completion"]) + len(insert) > 24_576 * 3.2 - 500:
+        return None
+    return insert_in_thinking(row["completion"], insert)
+
+
 def test_a_long_line_repeated(passing_rows: list[Row]) -> None:
     line = "Let me reconsider whether the substitution above really simplifies the second equation."
-    run(passing_rows, lambda r: insert_in_thinking(r["completion"], "\n".join([line] * 21)), {Code.REPEATED_LINES})
+    run(passing_rows, lambda r: fits(r, spread(line, 21)), {Code.REPEATED_LINES})
 
 
 def test_near_duplicate_lines_repeated(passing_rows: list[Row]) -> None:
@@ -127,7 +148,7 @@ def test_near_duplicate_lines_repeated(passing_rows: list[Row]) -> None:
 
 def test_a_long_line_repeated_within_the_limit(passing_rows: list[Row]) -> None:
     line = "Let me reconsider whether the substitution above really simplifies the second equation."
-    run(passing_rows, lambda r: insert_in_thinking(r["completion"], "\n".join([line] * 20)), set())
+    run(passing_rows, lambda r: fits(r, spread(line, 20)), set())
 
 
 # Rule 4
@@ -210,7 +231,8 @@ def test_essay_in_the_proof(passing_rows: list[Row]) -> None:
             return None  # the essay would make the completion too long
         return with_final_code(row, code + "\n  /- " + prose(4 * body_chars + 100) + " -/")
 
-    run(passing_rows, mutate, {Code.PROOF_TOO_MANY_COMMENTS})
+    # The essay is a comment dump in the whole code as well, which the code-wide rule reports where it dominates.
+    run(passing_rows, mutate, {Code.PROOF_TOO_MANY_COMMENTS}, allowed=frozenset({Code.CODE_TOO_MANY_COMMENTS}))
 
 
 def test_essay_in_a_tactic_block(passing_rows: list[Row]) -> None:

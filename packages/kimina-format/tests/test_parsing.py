@@ -142,6 +142,16 @@ HOSTILE = {
     "many short blocks": "<think>\n" + "```tactics\nsimp\n```\n" * (MB // 20) + "</think>\n```lean4\nsimp\n```",
     "statement soup": "<think>x</think>\n```lean4\n" + "theorem t :\n" * (MB // 12) + "\n```",
     "spaces": "<think>" + " \t" * (MB // 2) + "</think>",
+    "blank lines": "<think>" + "\n" * MB + "</think>\n```lean4\n" + "\n" * MB + "```" + " \n" * (MB // 2),
+    "looping paragraph": "<think>\n"
+    + "A first long line of reasoning that comes back.\nThe second long line of it, and then again.\n" * (MB // 92)
+    + "</think>",
+    "near copies": "<think>\n"
+    + "".join(
+        f"{'The opening half of a long line, always the same. ' * 2}{i} {'x' * (i % 50)}\n" for i in range(MB // 160)
+    )
+    + "</think>",
+    "english blocks": "<think>\n" + "```tactics\nthe proof is that we need it\n```\n" * (MB // 40) + "</think>",
 }
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kimina_format import ViolationCode, check_format, parse_completion
+from kimina_format import FormatConfig, ViolationCode, check_format, parse_completion
 
 Code = ViolationCode
 
@@ -33,6 +33,9 @@ EXPECTED_FAILURES = {
     "mathd_algebra_487": {Code.TACTIC_BLOCK_TOO_SHORT},
     # The proof is `omega` followed by a 200-character paragraph of prose in a comment (97% of the proof).
     "mathd_numbertheory_185": {Code.PROOF_TOO_MANY_COMMENTS},
+    # One identity, (sqrt(log 3 / log 2) + sqrt(log 2 / log 3))^2 = log 3 / log 2 + log 2 / log 3 + 2, restated with
+    # small changes in 29 lines: a verification loop.
+    "amc12b_2020_p13": {Code.NEAR_DUPLICATES},
 }
 
 
@@ -85,6 +88,17 @@ def test_the_comment_heavy_proof(real_rows: list[dict[str, Any]]) -> None:
     assert len("".join(comment.split())) > 3 * len(tactic.strip()) + 80
 
 
+def test_the_near_duplicate_failure_restates_one_identity(real_rows: list[dict[str, Any]]) -> None:
+    # Re-derived without the checker's bands: count the reasoning lines that state the same identity.
+    identity = re.compile(
+        r"\\frac\{\\log\{?3\}?\}\{\\log\{?2\}?\}\}? \+ \\(?:sqrt\{\\)?frac\{\\log\{?2\}?\}\{\\log\{?3\}?\}"
+    )
+    for row in real_rows:
+        restated = sum(bool(identity.search(line)) for line in _raw_reasoning_lines(row["completion"]))
+        flagged = Code.NEAR_DUPLICATES in EXPECTED_FAILURES.get(row["name"], set())
+        assert (restated > 14) is flagged, (row["name"], restated)
+
+
 def test_every_statement_is_preserved(verdicts: dict[str, Any]) -> None:
     assert all(v.metrics.statement_match for v in verdicts.values())
 
@@ -107,6 +121,25 @@ def test_alignment_is_high_on_real_proofs(verdicts: dict[str, Any]) -> None:
     # The thresholds leave room: the lowest real scores are well above them.
     assert min(v.metrics.tactic_name_coverage for v in verdicts.values()) >= 0.66
     assert min(v.metrics.tactic_name_iou for v in verdicts.values()) >= 0.16
+
+
+def test_real_completions_are_far_from_the_drift_rules(verdicts: dict[str, Any]) -> None:
+    # What the new rules' defaults were chosen against: the real values, and how far below the limits they stay.
+    passing = [v.metrics for v in verdicts.values() if v.ok]
+    # Loops are counted on folded lines (4: an enumeration), and digit for digit above the limit; exactly, no real
+    # completion writes a long line more than twice in a row.
+    assert max(m.consecutive_repeats for m in passing) == 4  # limit 4
+    exact = FormatConfig(max_consecutive_repeats=0)  # confirms every loop digit for digit
+    completions = [v.completion.text for v in verdicts.values() if v.ok]
+    assert max(check_format(text, config=exact).metrics.consecutive_repeats for text in completions) == 2
+    assert max(m.near_duplicates for m in passing) <= 13  # limit 14
+    assert max(m.copied_code_share for m in passing) <= 0.3  # limit 0.5
+    assert max(m.code_comment_density for m in passing) <= 0.3  # limit 0.5
+    assert max(m.tactic_prose_lines for m in passing) == 0  # limit 2
+    assert max(m.unclosed_fences for m in passing) == 0
+    assert max(m.summary_chars for m in passing) == 0  # limit 2,000
+    assert max(m.after_code_chars for m in passing) <= 1  # limit 32
+    assert max(m.space_run + m.blank_line_run for m in passing) == 0  # below 100 and 20: not measured
 
 
 def test_only_the_longest_completions_get_a_length_penalty(verdicts: dict[str, Any]) -> None:

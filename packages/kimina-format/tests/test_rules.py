@@ -143,21 +143,31 @@ def test_comment_only_tactic_block_is_too_short(build: Builder) -> None:
     assert "tactic block 1 " in verdict.violations[0].message
 
 
+# Blocks made of copies of the final proof line are mostly copied code; with this much reasoning around them, the
+# thinking is still reasoning (see test_drift_rules.py for the copied-code rule).
+REASONING = " ".join(
+    f"Step {word}: the square of x minus {word} is non-negative, which gives a bound we add to the hypothesis."
+    for word in "one two three four five six seven eight nine ten eleven twelve".split()
+)
+
+
 def test_tactic_block_longer_than_the_proof_warrants(build: Builder) -> None:
     eleven = "\n".join([PROOF] * 11)
-    assert codes(build(blocks=(PROOF, eleven))) == {Code.TACTIC_BLOCK_TOO_LONG}  # floor is 10 lines
-    assert codes(build(blocks=(PROOF, "\n".join([PROOF] * 10)))) == set()
+    assert codes(build(reasoning=REASONING, blocks=(PROOF, eleven))) == {Code.TACTIC_BLOCK_TOO_LONG}  # floor is 10
+    assert codes(build(reasoning=REASONING, blocks=(PROOF, "\n".join([PROOF] * 10)))) == set()
 
 
 def test_tactic_block_limit_grows_with_the_proof(build: Builder) -> None:
     proof = "\n".join([PROOF] * 10)
-    assert codes(build(blocks=(PROOF, "\n".join([PROOF] * 15)), proof=proof)) == set()  # 1.5 x 10
-    assert codes(build(blocks=(PROOF, "\n".join([PROOF] * 16)), proof=proof)) == {Code.TACTIC_BLOCK_TOO_LONG}
+    blocks = (PROOF, "\n".join([PROOF] * 15))
+    assert codes(build(reasoning=REASONING, blocks=blocks, proof=proof)) == set()  # 1.5 x 10
+    blocks = (PROOF, "\n".join([PROOF] * 16))
+    assert codes(build(reasoning=REASONING, blocks=blocks, proof=proof)) == {Code.TACTIC_BLOCK_TOO_LONG}
 
 
 def test_header_and_statement_lines_in_a_tactic_block_are_not_proof_lines(build: Builder) -> None:
     block = HEADER + STATEMENT + "\n" + PROOF
-    verdict = check_format(build(blocks=(block, PROOF)))
+    verdict = check_format(build(reasoning=REASONING, blocks=(block, PROOF)))
     assert verdict.ok
     assert verdict.metrics.tactic_block_proof_lines == (1, 1)
 

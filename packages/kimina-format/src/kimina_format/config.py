@@ -17,21 +17,39 @@ class FormatConfig:
             at the end of the prompt (the completion then holds only `</think>`).
         repetition_min_chars: A reasoning line counts for repetition only if it has at least this many characters
             after normalisation (case folded, digits and spaces removed); short lines ("Wait.") repeat naturally.
-        max_line_repeats: Most times one normalised long line may occur in the reasoning outside tactic blocks.
+        max_line_repeats: Most times one normalised long line may occur in the prose (the reasoning outside tactic
+            blocks, and the summary after the thinking), wherever the copies are.
+        max_consecutive_repeats: Most copies in a row of one passage (one or more long prose lines) before it is a
+            loop; copies are compared like `max_line_repeats` and then confirmed digit for digit.
+        near_duplicate_min_chars: A prose line takes part in the near-duplicate count only if it has at least this
+            many characters after normalisation; two such lines are near-duplicates when they share their first or
+            their last half that many (normalised) characters, so one local edit leaves a copy a near-duplicate.
+        max_near_duplicates: Most near-duplicates one long prose line may have (itself included).
         min_tactic_blocks: Fewest ```` ```tactics ```` blocks the thinking must contain.
         min_tactic_block_lines: Fewest non-comment, non-blank lines each tactic block must contain.
         max_tactic_block_lines_floor: A tactic block may always have this many proof lines, however short the proof.
         max_tactic_block_lines_ratio: Beyond the floor, a tactic block may have at most this multiple of the final
             proof body's line count.
+        max_tactic_prose_lines: Most distinct tactic-block lines that read as English sentences (two or more English
+            function words that Lean never uses, outside comments).
+        max_copied_code_share: Most share of the thinking's text that is lines copied from the final code.
         max_proof_comment_density: Most comment share (of non-whitespace characters) in the final proof body.
         max_tactics_comment_density: Most comment share (of non-whitespace characters) over all tactic blocks.
         comment_density_free_chars: Comments totalling at most this many non-whitespace characters never count as
             too dense (one short remark on a one-line proof is fine).
+        max_code_comment_density: Most comment share (of non-whitespace characters) in the whole final code: header,
+            doc comments and statements included.
+        code_comment_free_chars: Comments of the whole final code totalling at most this many non-whitespace
+            characters never count as too dense (a doc comment that states the problem is fine).
         max_boilerplate_comments: Most boilerplate comments (empty, no letters, or a repeat of an earlier comment)
             in the final code and tactic blocks together.
         min_tactic_name_iou: Least IoU between the tactic names in the thinking and those in the final proof body.
         min_tactic_name_coverage: Least share of the final proof body's tactic names that the thinking's tactic
             blocks also use.
+        max_summary_chars: Most characters (stripped) between `</think>` and the final Lean block.
+        max_trailing_whitespace: Most whitespace characters after the final Lean block.
+        max_space_run: Most spaces (or tabs) in a row anywhere in the completion.
+        max_blank_lines: Most blank lines in a row anywhere in the completion.
         soft_max_tokens: Length penalty is zero up to this many tokens, then grows linearly.
         max_tokens: Length penalty reaches 1 here; a longer response is a `too_long` violation.
         chars_per_token: Token estimate used when no tokenizer callback is given.
@@ -41,16 +59,27 @@ class FormatConfig:
     think_open_optional: bool = False
     repetition_min_chars: int = 40
     max_line_repeats: int | None = 20
+    max_consecutive_repeats: int | None = 4
+    near_duplicate_min_chars: int = 100
+    max_near_duplicates: int | None = 14
     min_tactic_blocks: int | None = 2
     min_tactic_block_lines: int | None = 1
     max_tactic_block_lines_floor: int = 10
     max_tactic_block_lines_ratio: float | None = 1.5
+    max_tactic_prose_lines: int | None = 2
+    max_copied_code_share: float | None = 0.5
     max_proof_comment_density: float | None = 0.75
     max_tactics_comment_density: float | None = 0.5
     comment_density_free_chars: int = 80
+    max_code_comment_density: float | None = 0.5
+    code_comment_free_chars: int = 1000
     max_boilerplate_comments: int | None = 5
     min_tactic_name_iou: float | None = 0.15
     min_tactic_name_coverage: float | None = 0.5
+    max_summary_chars: int | None = 2_000
+    max_trailing_whitespace: int | None = 32
+    max_space_run: int | None = 100
+    max_blank_lines: int | None = 20
     soft_max_tokens: int = 20_480
     max_tokens: int | None = 24_576
     chars_per_token: float = 3.2
@@ -60,6 +89,8 @@ class FormatConfig:
             raise ValueError(f"soft_max_tokens ({self.soft_max_tokens}) must not exceed max_tokens ({self.max_tokens})")
         if self.chars_per_token <= 0:
             raise ValueError(f"chars_per_token must be positive, got {self.chars_per_token}")
+        if self.near_duplicate_min_chars < 2:
+            raise ValueError(f"near_duplicate_min_chars must be at least 2, got {self.near_duplicate_min_chars}")
         if not self.code_languages:
             raise ValueError("code_languages must name at least one fence language")
 

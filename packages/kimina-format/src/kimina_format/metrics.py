@@ -8,23 +8,27 @@ from __future__ import annotations
 
 import math
 import re
-import string
-from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, NamedTuple
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
-from kimina_format.lean_source import Comment, non_space_length, plain_tactic_lines, split_lean
+from kimina_format.lean_source import Comment, LeanParts, non_space_length, plain_tactic_lines, split_lean
+from kimina_format.padding import over_limit_run
 from kimina_format.parsing import Block, Completion
+from kimina_format.repetition import Repetition, line_keys, measure_repetition
 from kimina_format.statement import statement_matches
 from kimina_format.tactics import iou, tactics_used
 
-# Near-duplicate key of a reasoning line: ASCII case folded, spaces and digits deleted. Working on bytes keeps it to
-# one C-level pass over the text, whatever its size.
-_KEY_TABLE = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
-_KEY_DELETE = b" \t0123456789"
+# A tactic-block line that holds two of these words reads as English: none of them is Lean syntax or a tactic, and
+# identifiers such as `is_lub` or `lt_of_le` do not match them as whole words.
+_ENGLISH_WORDS = (
+    "the we is are of to that which can will our be it an need now since because must should would let's us"
+).split()
+_PROSE_LINE = re.compile(r"\n(?:[^\n]*?\b(?:" + "|".join(map(re.escape, _ENGLISH_WORDS)) + r")\b){2}")
+# The same words as identifiers, capitalised too: when none occurs in the tactic blocks (the usual case), no line can
+# be prose and the line regex is not run.
+_ENGLISH_IDENTIFIERS = frozenset(w.encode() for word in _ENGLISH_WORDS for w in (word, word.capitalize()))
 _PUNCTUATION = re.compile(r"[^\w\s]+")
 _ALNUM = re.compile(r"[^\W_]")
 _DIGITS = re.compile(r"\d+")
@@ -43,21 +47,39 @@ _LONGEST_PLACEHOLDER = 40  # a comment longer than this (markers and spaces incl
 class FormatMetrics:
     """Everything measured on one completion (JSON-friendly: numbers, booleans and tuples of numbers).
 
+    The prose is the reasoning (the thinking outside its tactic and Lean blocks) and the summary between `</think>`
+    and the final block; long lines are those of at least `repetition_min_chars` characters once case folded and
+    their spaces and digits deleted.
+
     Attributes:
         chars: Characters in the completion.
         tokens: Tokens in the completion (from the tokenizer callback, else estimated from `chars`).
         thinking_chars: Characters inside the think element.
+        summary_chars: Characters between `</think>` and the final block, surrounding whitespace excluded.
+        after_code_chars: Characters after the final Lean block.
         code_chars: Characters in the final Lean block.
         code_lines: Non-comment, non-blank lines of the final Lean block.
-        reasoning_lines: Lines of reasoning (the thinking outside its tactic blocks), blank ones included.
-        max_line_repeats: Occurrences of the most repeated long reasoning line (near-duplicates merged).
-        duplicate_line_ratio: Share of long reasoning lines that repeat an earlier one.
+        reasoning_lines: Lines of prose, blank ones included.
+        max_line_repeats: Occurrences of the most repeated long prose line (near-duplicates merged).
+        duplicate_line_ratio: Share of long prose lines that repeat an earlier one.
+        consecutive_repeats: Copies in a row of the most looped passage of long prose lines (1: no loop).
+        loop_lines: Long lines in one copy of that passage (0: no loop).
+        near_duplicates: Most near-duplicates of one prose line of at least `near_duplicate_min_chars` characters.
+        space_run: Most spaces (or tabs) in a row anywhere, when more than `max_space_run` (0 otherwise: shorter runs
+            are not measured, which would cost a dozen scans of the text).
+        blank_line_run: Most blank lines in a row anywhere (in the prose, lines of only spaces and digits count as
+            blank), when more than `max_blank_lines` (0 otherwise).
         tactic_blocks: Number of ```` ```tactics ```` blocks in the thinking.
+        unclosed_fences: Fenced blocks in the thinking that are never closed.
         tactic_block_lines: Non-comment, non-blank lines of each tactic block.
         tactic_block_proof_lines: Proof lines (header and statement lines excluded) of each tactic block.
+        tactic_prose_lines: Distinct tactic-block lines (comments aside) that read as English sentences.
+        copied_code_share: Share of the thinking's characters in lines copied from the final code.
         proof_lines: Non-comment, non-blank lines of the final proof body (header and statement excluded).
         proof_comment_chars: Non-whitespace characters of the comments in the final proof body.
         proof_comment_density: Share of the final proof body's non-whitespace characters that are comments.
+        code_comment_chars: Non-whitespace characters of all comments in the final code, doc comments included.
+        code_comment_density: Share of the final code's non-whitespace characters that are comments.
         tactics_comment_chars: Non-whitespace characters of the comments in the tactic blocks.
         tactics_comment_density: Share of the tactic blocks' non-whitespace characters that are comments.
         boilerplate_comments: Comments with no letter or digit, placeholders (`-- TODO`), or repeats of an earlier
@@ -71,17 +93,29 @@ class FormatMetrics:
     chars: int = 0
     tokens: int = 0
     thinking_chars: int = 0
+    summary_chars: int = 0
+    after_code_chars: int = 0
     code_chars: int = 0
     code_lines: int = 0
     reasoning_lines: int = 0
     max_line_repeats: int = 0
     duplicate_line_ratio: float = 0.0
+    consecutive_repeats: int = 1
+    loop_lines: int = 0
+    near_duplicates: int = 0
+    space_run: int = 0
+    blank_line_run: int = 0
     tactic_blocks: int = 0
+    unclosed_fences: int = 0
     tactic_block_lines: tuple[int, ...] = field(default=())
     tactic_block_proof_lines: tuple[int, ...] = field(default=())
+    tactic_prose_lines: int = 0
+    copied_code_share: float = 0.0
     proof_lines: int = 0
     proof_comment_chars: int = 0
     proof_comment_density: float = 0.0
+    code_comment_chars: int = 0
+    code_comment_density: float = 0.0
     tactics_comment_chars: int = 0
     tactics_comment_density: float = 0.0
     boilerplate_comments: int = 0
@@ -93,6 +127,21 @@ class FormatMetrics:
     def to_dict(self) -> dict[str, Any]:
         """The metrics as a plain dict (tuples become lists), ready for `json.dumps`."""
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+_METRIC_DEFAULTS = {f.name: f.default for f in fields(FormatMetrics)}
+
+
+def _metrics(values: dict[str, Any]) -> FormatMetrics:
+    """`FormatMetrics(**values)`, without its `__init__`.
+
+    A frozen dataclass's `__init__` sets each of the 33 fields through `object.__setattr__`, which costs more than all
+    the rules together; it validates nothing, so filling the instance's `__dict__` gives the same object.
+    """
+    metrics = object.__new__(FormatMetrics)
+    metrics.__dict__.update(_METRIC_DEFAULTS)
+    metrics.__dict__.update(values)
+    return metrics
 
 
 def measure(
@@ -107,7 +156,7 @@ def measure(
     Args:
         completion: The parsed completion.
         formal_statement: The statement the model was asked to prove (header included or not), if known.
-        config: Thresholds; only `repetition_min_chars` and `chars_per_token` affect measuring.
+        config: Thresholds; the repetition settings and `chars_per_token` affect measuring.
         count_tokens: Exact token counter (e.g. `lambda s: len(tok.encode(s))`); else tokens are estimated.
 
     Returns:
@@ -115,47 +164,76 @@ def measure(
     """
     text = completion.text
     tokens = count_tokens(text) if count_tokens is not None else math.ceil(len(text) / config.chars_per_token)
-    repetition = line_repetition(completion.reasoning, config.repetition_min_chars)
+    repetition = measure_repetition(completion.prose_utf8, config, lambda: completion.prose)
     blocks = tactic_block_lines(completion.tactic_blocks)
     code = completion.code
     final = split_lean(code) if code is not None else None
+    thinking_chars = completion.thinking_span.size if completion.thinking_span is not None else 0
 
     commented = blocks.comments
     tactics_comment_chars = non_space_length("".join(c.text for comments in commented for c in comments))
     metrics: dict[str, Any] = {
         "chars": len(text),
         "tokens": tokens,
-        "thinking_chars": completion.thinking_span.size if completion.thinking_span is not None else 0,
+        "thinking_chars": thinking_chars,
+        "summary_chars": len(completion.summary.strip()),
+        "after_code_chars": len(completion.after_code),
         "code_chars": len(code) if code is not None else 0,
         "reasoning_lines": repetition.lines,
         "max_line_repeats": repetition.max_repeats,
         "duplicate_line_ratio": repetition.duplicate_ratio,
+        "consecutive_repeats": repetition.consecutive,
+        "loop_lines": repetition.loop_lines,
+        "near_duplicates": repetition.near_duplicates,
+        "space_run": max(
+            over_limit_run(text, " ", config.max_space_run),
+            over_limit_run(text, "\t", config.max_space_run),
+        ),
+        # The prose was measured with the repetition keys; the rest is code, and the whitespace around the thinking.
+        "blank_line_run": max(
+            repetition.blank_lines,
+            *(
+                over_limit_run(part, "\n", config.max_blank_lines, offset=1)
+                for part in (blocks.text, code or "", completion.before_think, completion.summary)
+            ),
+        ),
         "tactic_blocks": len(blocks.code_lines),
+        "unclosed_fences": sum(not block.closed for block in completion.thinking_blocks),
         "tactic_block_lines": blocks.code_lines,
         "tactic_block_proof_lines": blocks.proof_lines,
         "tactics_comment_chars": tactics_comment_chars,
         # The code of a block is its text with the comments blanked: it lacks exactly their non-whitespace characters.
         "tactics_comment_density": _density(tactics_comment_chars, blocks.chars - tactics_comment_chars),
     }
+    think_names, think_invocations, english = tactics_used(blocks.body, _ENGLISH_IDENTIFIERS)
+    metrics["tactic_prose_lines"] = _prose_lines(blocks.body) if english else 0
     if final is None:
-        return FormatMetrics(**metrics)
+        return _metrics(metrics)
 
     body_comments = final.body_comments
     proof_comment_chars = non_space_length("".join(c.text for c in body_comments))
-    think_names, think_invocations = tactics_used(blocks.body)
-    final_names, final_invocations = tactics_used(final.body)
+    code_comment_chars = non_space_length("".join([c.text for c in final.comments]))
+    body_chars = non_space_length("".join(final.body))
+    final_names, final_invocations, _ = tactics_used(final.body)
     metrics.update(
         code_lines=final.code_lines,
         proof_lines=len(final.body),
         proof_comment_chars=proof_comment_chars,
-        proof_comment_density=_density(proof_comment_chars, non_space_length("".join(final.body))),
+        proof_comment_density=_density(proof_comment_chars, body_chars),
+        code_comment_chars=code_comment_chars,
+        # The code's non-comment characters are those of its lines, as split: header, signatures and proof body (the
+        # `by` after `:=` aside).
+        code_comment_density=_density(
+            code_comment_chars, body_chars + non_space_length("".join(final.header + final.statements))
+        ),
+        copied_code_share=_copied_share(blocks, final, repetition, config, thinking_chars),
         boilerplate_comments=sum(map(_boilerplate_count, commented), _boilerplate_count(body_comments)),
         tactic_name_iou=iou(think_names, final_names),
         tactic_line_iou=iou(think_invocations, final_invocations),
         tactic_name_coverage=len(think_names & final_names) / len(final_names) if final_names else 1.0,
         statement_match=None if formal_statement is None else statement_matches(final, formal_statement),
     )
-    return FormatMetrics(**metrics)
+    return _metrics(metrics)
 
 
 class TacticBlockLines(NamedTuple):
@@ -164,19 +242,23 @@ class TacticBlockLines(NamedTuple):
     code_lines: tuple[int, ...]
     proof_lines: tuple[int, ...]
     body: list[str]
+    other: list[str]
     comments: list[tuple[Comment, ...]]
     chars: int
+    text: str
 
 
 def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
     """Take the tactic blocks apart: each one's code and proof lines, all their proof lines, the comments of each.
 
-    `chars` counts the non-whitespace characters of the blocks, comments included. A block of plain tactics (most
-    are) needs only its lines stripped; the others go through `split_lean`.
+    `other` holds the header lines and declaration signatures of the blocks that have some. `text` is the blocks'
+    texts joined, and `chars` counts its non-whitespace characters, comments included. A block of plain tactics (most are) needs only its
+    lines stripped; the others go through `split_lean`.
     """
     code_lines: list[int] = []
     proof_lines: list[int] = []
     body: list[str] = []
+    other: list[str] = []
     comments: list[tuple[Comment, ...]] = []
     texts = [block.text for block in blocks]
     for text in texts:
@@ -185,53 +267,47 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
             parts = split_lean(text)
             lines = parts.body
             code_lines.append(parts.code_lines)
+            other += parts.header
+            other += parts.statements
             if parts.comments:
                 comments.append(parts.comments)
         else:
             code_lines.append(len(lines))
         proof_lines.append(len(lines))
         body += lines
-    return TacticBlockLines(tuple(code_lines), tuple(proof_lines), body, comments, non_space_length("".join(texts)))
+    joined = "".join(texts)
+    return TacticBlockLines(
+        tuple(code_lines), tuple(proof_lines), body, other, comments, non_space_length(joined), joined
+    )
 
 
-class Repetition(NamedTuple):
-    """How repetitive the reasoning is (see `line_repetition`)."""
-
-    max_repeats: int
-    duplicate_ratio: float
-    lines: int
+def _prose_lines(lines: list[str]) -> int:
+    """Distinct lines that hold two or more English function words that Lean never uses."""
+    return len(_PROSE_LINE.findall("\n" + "\n".join(dict.fromkeys(lines)).lower()))
 
 
-def line_repetition(reasoning: str, min_chars: int) -> Repetition:
-    """Count near-duplicate long lines: the most repeated one's count, the share of long lines that repeat, all lines.
+def _copied_share(
+    blocks: TacticBlockLines, final: LeanParts, repetition: Repetition, config: FormatConfig, thinking_chars: int
+) -> float:
+    """Share of the thinking's characters in lines copied from the final code.
 
-    Two lines are near-duplicates when they are equal after ASCII case folding and deleting spaces and digits, so
-    `Case n = 3: 9 > 8` and `case n=4: 16 > 15` match. Lines shorter than `min_chars` after that are ignored.
+    Tactic-block lines count when they equal a line of the final code (its header, its signatures and its proof,
+    split the same way); prose lines count when a long one equals a final-code line up to the repetition rules'
+    normalisation, by the length of its key.
     """
-    keys = reasoning.encode().translate(_KEY_TABLE, _KEY_DELETE)
-    # Only the long lines are counted: a regex finds them without making an object of every short line. It matches
-    # from the newline before a line, so the first line is looked at apart (rather than copying the keys after "\n").
-    long_lines = _long_lines(min_chars).findall(keys)
-    first_end = keys.find(b"\n")
-    first = keys if first_end == -1 else keys[:first_end]
-    if len(first) >= min_chars:
-        long_lines.append(first)
-    long_counts = Counter(long_lines).values()
-    lines = keys.count(b"\n") + 1
-    if not long_counts:
-        return Repetition(0, 0.0, lines)
-    return Repetition(max(long_counts), 1.0 - len(long_counts) / sum(long_counts), lines)
-
-
-@lru_cache
-def _long_lines(min_chars: int) -> re.Pattern[bytes]:
-    """Matches each line of at least `min_chars` bytes, from the newline before it."""
-    return re.compile(rb"\n([^\n]{%d,})" % max(min_chars, 0))
-
-
-def line_keys(text: str) -> list[bytes]:
-    """Near-duplicate keys of each line of `text` (see `line_repetition`), in order."""
-    return text.encode().translate(_KEY_TABLE, _KEY_DELETE).split(b"\n")
+    if not thinking_chars:
+        return 0.0
+    final_lines = set(final.body)
+    final_lines.update(final.header, final.statements)
+    copied = sum(map(len, filter(final_lines.__contains__, blocks.body)))
+    if blocks.other:
+        copied += sum(map(len, filter(final_lines.__contains__, blocks.other)))
+    counts = repetition.counts
+    if counts:
+        # A final-code line whose key is a long prose line's, counted as often as the prose has it.
+        for key in counts.keys() & line_keys(final.code):
+            copied += len(key) * counts[key]
+    return min(copied / thinking_chars, 1.0)
 
 
 def _density(comment_chars: int, code_chars: int) -> float:

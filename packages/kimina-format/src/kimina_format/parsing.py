@@ -72,6 +72,11 @@ class Block(NamedTuple):
         return Span(self.body_start, self.body_start + len(self.text))
 
 
+def _block(fields: tuple[str, str, int, int, int, bool]) -> Block:
+    """A `Block` from its fields, without the Python-level `__new__` of a named tuple (a completion has hundreds)."""
+    return tuple.__new__(Block, fields)
+
+
 @dataclass(frozen=True)
 class Completion:
     r"""A parsed completion: the `<think>` element, the tactic blocks inside it, and the Lean blocks after it.
@@ -147,17 +152,44 @@ class Completion:
     @cached_property
     def reasoning(self) -> str:
         """The thinking with its ```` ```tactics ```` and Lean blocks cut out: the natural-language reasoning."""
+        return "\n".join(self._reasoning_pieces())
+
+    def _reasoning_pieces(self) -> list[str]:
+        """The stretches of the thinking between its tactic and Lean blocks."""
         span = self.thinking_span
         if span is None:
-            return ""
-        parts: list[str] = []
+            return []
+        pieces: list[str] = []
         pos = span.start
         for block in self.thinking_blocks:
             if block.language == TACTICS_LANGUAGE or block.language in LEAN_LANGUAGES:
-                parts.append(self.text[pos : block.start])
+                pieces.append(self.text[pos : block.start])
                 pos = block.end
-        parts.append(self.text[pos : span.end])
-        return "\n".join(parts)
+        pieces.append(self.text[pos : span.end])
+        return pieces
+
+    @property
+    def summary(self) -> str:
+        """Text between `</think>` and the first Lean block after it (the rest of the text when there is none)."""
+        if self.think is None or not self.think_closed:
+            return ""
+        end = self.code_blocks[0].start if self.code_blocks else len(self.text)
+        return self.text[self.think.end : end]
+
+    @cached_property
+    def prose(self) -> str:
+        """The natural-language text that repetition is judged on: the reasoning, and the summary after the thinking."""
+        summary = self.summary
+        return self.reasoning + "\n" + summary if summary.strip() else self.reasoning
+
+    @cached_property
+    def prose_utf8(self) -> bytes:
+        """`prose` in UTF-8, encoded piece by piece (cheaper than joining the pieces into one string first)."""
+        pieces = self._reasoning_pieces()
+        summary = self.summary
+        if summary.strip():
+            pieces.append(summary)
+        return b"\n".join([piece.encode() for piece in pieces])
 
     @cached_property
     def inline_tactics(self) -> tuple[str, ...]:
@@ -247,20 +279,23 @@ def _scan_plain_fences(text: str, start: int, end: int) -> list[Block] | None:
     open_start = body_start = 0
     language = ""
     for fence in _PLAIN_FENCE.finditer(text, start, end):
-        info = fence["info"]
+        info = fence[1]
         if info is None:
             return None
-        info = info.strip()
         if not opened:
+            info = info.strip()
             if "`" not in info:  # CommonMark: a backtick fence's info string holds no backtick
-                opened, open_start, body_start = True, fence.start(), min(fence.end() + 1, end)
+                opened = True
+                open_start, body_start = fence.span()
+                body_start = min(body_start + 1, end)
                 language = info.split(None, 1)[0].lower() if info else ""
-        elif not info:
-            body = text[body_start : max(body_start, fence.start() - 1)]
-            blocks.append(Block(language, body, open_start, fence.end(), body_start, True))
+        elif not info or info.isspace():
+            fence_start, fence_end = fence.span()
+            body = text[body_start : max(body_start, fence_start - 1)]
+            blocks.append(_block((language, body, open_start, fence_end, body_start, True)))
             opened = False
     if opened:
-        blocks.append(Block(language, text[body_start:end], open_start, end, body_start, False))
+        blocks.append(_block((language, text[body_start:end], open_start, end, body_start, False)))
     return blocks
 
 

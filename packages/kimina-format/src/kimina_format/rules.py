@@ -6,8 +6,9 @@ import math
 from collections.abc import Callable
 
 from kimina_format.config import FormatConfig
-from kimina_format.metrics import FormatMetrics, line_keys
+from kimina_format.metrics import FormatMetrics
 from kimina_format.parsing import THINK_CLOSE, THINK_OPEN, Completion
+from kimina_format.repetition import looped_passage, most_repeated_line, near_duplicate_line
 from kimina_format.violations import Violation
 from kimina_format.violations import ViolationCode as Code
 
@@ -67,20 +68,49 @@ def final_code_block(c: Completion, m: FormatMetrics, config: FormatConfig) -> l
         violations.append(
             Violation(Code.TEXT_AFTER_CODE, f"{len(after)} characters after the final Lean block: {_quote(after)}")
         )
+    most = config.max_summary_chars
+    if most is not None and m.summary_chars > most:
+        violations.append(
+            Violation(
+                Code.SUMMARY_TOO_LONG,
+                f"{m.summary_chars} characters between {THINK_CLOSE} and the final Lean block (limit {most})",
+            )
+        )
     return violations
 
 
 def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
-    """Rule 3: no long reasoning line (or near-duplicate of it) repeated more than `max_line_repeats` times."""
+    """Rule 3: no long prose line repeated too often, no passage looping, no line with too many near-duplicates."""
+    violations = []
     limit = config.max_line_repeats
-    if limit is None or m.max_line_repeats <= limit:
-        return []
-    line = _most_repeated_line(c.reasoning, config.repetition_min_chars)
-    return [
-        Violation(
-            Code.REPEATED_LINES, f"a reasoning line occurs {m.max_line_repeats} times (limit {limit}): {_quote(line)}"
+    if limit is not None and m.max_line_repeats > limit:
+        line = most_repeated_line(c.prose, config.repetition_min_chars)
+        violations.append(
+            Violation(
+                Code.REPEATED_LINES,
+                f"a prose line occurs {m.max_line_repeats} times (limit {limit}): {_quote(line)}",
+            )
         )
-    ]
+    limit = config.max_consecutive_repeats
+    if limit is not None and m.consecutive_repeats > limit:
+        passage = "a line" if m.loop_lines == 1 else f"a passage of {m.loop_lines} lines"
+        line = looped_passage(c.prose, config.repetition_min_chars)
+        violations.append(
+            Violation(
+                Code.CONSECUTIVE_REPEATS,
+                f"{passage} is written {m.consecutive_repeats} times in a row (limit {limit}): {_quote(line)}",
+            )
+        )
+    limit = config.max_near_duplicates
+    if limit is not None and m.near_duplicates > limit:
+        line = near_duplicate_line(c.prose, config.near_duplicate_min_chars)
+        violations.append(
+            Violation(
+                Code.NEAR_DUPLICATES,
+                f"{m.near_duplicates} prose lines are near-copies of one (limit {limit}): {_quote(line)}",
+            )
+        )
+    return violations
 
 
 def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
@@ -103,6 +133,15 @@ def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list
         violations.append(
             Violation(Code.TACTIC_BLOCK_TOO_SHORT, f"{_blocks(short)} of {m.tactic_blocks} {verb} {lacking}")
         )
+    if m.unclosed_fences:
+        verb = "is" if m.unclosed_fences == 1 else "are"
+        violations.append(
+            Violation(
+                Code.FENCE_UNCLOSED,
+                f"{m.unclosed_fences} fenced blocks in the thinking {verb} never closed (the text after the fence"
+                " would be read as code)",
+            )
+        )
     limit = max_tactic_block_lines(m.proof_lines, config)
     longest = max(m.tactic_block_proof_lines, default=0)
     if limit is not None and longest > limit and c.code is not None:  # without a final proof, nothing to compare to
@@ -111,6 +150,22 @@ def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list
             Violation(
                 Code.TACTIC_BLOCK_TOO_LONG,
                 f"{_blocks(long)} longer than {limit} proof lines (longest {longest}; the final proof has {m.proof_lines})",
+            )
+        )
+    most = config.max_tactic_prose_lines
+    if most is not None and m.tactic_prose_lines > most:
+        violations.append(
+            Violation(
+                Code.TACTIC_BLOCK_PROSE,
+                f"{m.tactic_prose_lines} tactic-block lines are English sentences, not code (limit {most})",
+            )
+        )
+    share = config.max_copied_code_share
+    if share is not None and m.copied_code_share > share:
+        violations.append(
+            Violation(
+                Code.COPIED_CODE,
+                f"{m.copied_code_share:.0%} of the thinking is lines copied from the final code (limit {share:.0%})",
             )
         )
     return violations
@@ -133,6 +188,14 @@ def comments(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Viol
             Violation(
                 Code.PROOF_TOO_MANY_COMMENTS,
                 f"comments are {m.proof_comment_density:.0%} of the final proof (limit {limit:.0%})",
+            )
+        )
+    limit = config.max_code_comment_density
+    if limit is not None and m.code_comment_density > limit and m.code_comment_chars > config.code_comment_free_chars:
+        violations.append(
+            Violation(
+                Code.CODE_TOO_MANY_COMMENTS,
+                f"comments are {m.code_comment_density:.0%} of the final code (limit {limit:.0%})",
             )
         )
     limit = config.max_tactics_comment_density
@@ -189,10 +252,25 @@ def statement(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vio
 
 
 def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
-    """Rule 8: the response fits in `max_tokens` (the soft penalty below that is `length_penalty`)."""
+    """Rule 8: the response fits in `max_tokens` (the soft penalty below that is `length_penalty`), unpadded."""
+    violations = []
     if config.max_tokens is not None and m.tokens > config.max_tokens:
-        return [Violation(Code.TOO_LONG, f"{m.tokens} tokens, more than the maximum {config.max_tokens}")]
-    return []
+        violations.append(Violation(Code.TOO_LONG, f"{m.tokens} tokens, more than the maximum {config.max_tokens}"))
+    most = config.max_space_run
+    if most is not None and m.space_run > most:
+        violations.append(Violation(Code.WHITESPACE_PADDING, f"{m.space_run} spaces in a row (limit {most})"))
+    most = config.max_blank_lines
+    if most is not None and m.blank_line_run > most:
+        violations.append(Violation(Code.WHITESPACE_PADDING, f"{m.blank_line_run} blank lines in a row (limit {most})"))
+    most = config.max_trailing_whitespace
+    if most is not None and m.after_code_chars > most and not c.after_code.strip():
+        violations.append(
+            Violation(
+                Code.WHITESPACE_PADDING,
+                f"{m.after_code_chars} whitespace characters after the final Lean block (limit {most})",
+            )
+        )
+    return violations
 
 
 RULES: tuple[Rule, ...] = (
@@ -210,18 +288,6 @@ RULES: tuple[Rule, ...] = (
 def judge(completion: Completion, metrics: FormatMetrics, config: FormatConfig) -> list[Violation]:
     """Apply every rule, in order, and return all the violations found."""
     return [v for rule in RULES for v in rule(completion, metrics, config)]
-
-
-def _most_repeated_line(reasoning: str, min_chars: int) -> str:
-    """The original text of the most repeated long line (only computed when the rule fails)."""
-    lines = reasoning.split("\n")
-    keys = line_keys(reasoning)
-    counts: dict[bytes, int] = {}
-    for key in keys:
-        if len(key) >= min_chars:
-            counts[key] = counts.get(key, 0) + 1
-    top = max(counts, key=counts.__getitem__)
-    return lines[keys.index(top)].strip()
 
 
 def _blocks(indices: list[int]) -> str:

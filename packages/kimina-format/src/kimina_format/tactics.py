@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import compress
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 T = TypeVar("T")
 
@@ -61,10 +61,23 @@ def tactic_invocations(lines: Iterable[str]) -> frozenset[bytes]:
     return _invocations("\n".join(lines).encode())
 
 
-def tactics_used(lines: Iterable[str]) -> tuple[frozenset[str], frozenset[bytes]]:
-    """`tactic_names(lines)` and `tactic_invocations(lines)` at once, sharing the work."""
-    data = "\n".join(dict.fromkeys(lines)).encode()  # a repeated line adds nothing to either set
-    return _names(data), _invocations(data)
+class TacticsUsed(NamedTuple):
+    """What `tactics_used` finds in some proof lines."""
+
+    names: frozenset[str]
+    invocations: frozenset[bytes]
+    words: frozenset[bytes]  # the words of `watch` that occur in the lines, as whole identifiers
+
+
+def tactics_used(lines: Iterable[str], watch: frozenset[bytes] = frozenset()) -> TacticsUsed:
+    """`tactic_names(lines)` and `tactic_invocations(lines)` at once, sharing the work; also which `watch` words occur.
+
+    `watch` holds identifier-shaped words (UTF-8); a caller uses it to learn cheaply whether a rarer check is needed.
+    """
+    data = "\n".join(dict.fromkeys(lines)).encode()
+    words = data.translate(_TO_WORDS).split()
+    names = frozenset(word.decode() for word in _TACTIC_WORDS.intersection(words))
+    return TacticsUsed(names, _invocations(data), watch.intersection(words) if watch else frozenset())
 
 
 def _names(data: bytes) -> frozenset[str]:

@@ -22,22 +22,31 @@ class ViolationCode(str, Enum):
     CODE_UNCLOSED = "code_unclosed"
     CODE_MULTIPLE = "code_multiple"
     TEXT_AFTER_CODE = "text_after_code"
-    # Rule 3: no degenerate repetition in the reasoning.
+    SUMMARY_TOO_LONG = "summary_too_long"
+    # Rule 3: no degenerate repetition in the prose (the reasoning and the summary).
     REPEATED_LINES = "repeated_lines"
-    # Rule 4: enough tactic blocks in the thinking, none empty, none longer than the proof warrants.
+    CONSECUTIVE_REPEATS = "consecutive_repeats"
+    NEAR_DUPLICATES = "near_duplicates"
+    # Rule 4: enough tactic blocks in the thinking, closed, none empty, none longer than the proof warrants, all of
+    # them code; and the thinking is reasoning, not the final code copied.
     TOO_FEW_TACTIC_BLOCKS = "too_few_tactic_blocks"
     TACTIC_BLOCK_TOO_SHORT = "tactic_block_too_short"
     TACTIC_BLOCK_TOO_LONG = "tactic_block_too_long"
-    # Rule 5: comment density of the final proof body and of the tactic blocks.
+    FENCE_UNCLOSED = "fence_unclosed"
+    TACTIC_BLOCK_PROSE = "tactic_block_prose"
+    COPIED_CODE = "copied_code"
+    # Rule 5: comment density of the final proof body, of the whole final code and of the tactic blocks.
     PROOF_TOO_MANY_COMMENTS = "proof_too_many_comments"
+    CODE_TOO_MANY_COMMENTS = "code_too_many_comments"
     TACTICS_TOO_MANY_COMMENTS = "tactics_too_many_comments"
     BOILERPLATE_COMMENTS = "boilerplate_comments"
     # Rule 6: the tactics described in the thinking are the tactics used in the proof.
     MISALIGNED_TACTICS = "misaligned_tactics"
     # Rule 7: the final code proves the given statement, unchanged.
     STATEMENT_MISMATCH = "statement_mismatch"
-    # Rule 8: the response is longer than the configured maximum.
+    # Rule 8: the response is longer than the configured maximum, or padded with whitespace.
     TOO_LONG = "too_long"
+    WHITESPACE_PADDING = "whitespace_padding"
 
     def __str__(self) -> str:
         return self.value

@@ -1,0 +1,203 @@
+"""How repetitive the prose of a completion is: repeated lines, loops (copies in a row) and near-duplicate lines.
+
+Every measure works on near-duplicate keys of the long lines: a line's UTF-8 bytes with ASCII case folded and spaces,
+tabs and digits deleted, so `Case n = 3: 9 > 8` and `case n=4: 16 > 15` are one key. The keys of a whole text come
+from one `bytes.translate`, and only the long lines become objects, which keeps a megabyte of reasoning cheap.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Callable
+from functools import lru_cache
+from operator import itemgetter
+from typing import NamedTuple
+
+from kimina_format.config import FormatConfig
+from kimina_format.padding import over_limit_run
+
+_KEY_TABLE = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
+_KEY_DELETE = b" \t0123456789"
+# A loop's copy may span at most this many long lines (a paragraph of several lines, repeated).
+_MAX_LOOP_LINES = 64
+_REPEATED_STRETCH = re.compile(rb"\x01{2,}")
+
+
+class Repetition(NamedTuple):
+    """How repetitive a text is (see `measure_repetition`).
+
+    Attributes:
+        lines: Lines of the text, blank ones included.
+        max_repeats: Occurrences of the most repeated long line, wherever they are.
+        duplicate_ratio: Share of the long lines that repeat an earlier one.
+        consecutive: Copies in a row of the most looped passage (1 when nothing repeats back to back).
+        loop_lines: Long lines in one copy of that passage (0 when there is no loop).
+        near_duplicates: Most near-duplicates of one line of at least `near_duplicate_min_chars` (itself included).
+        blank_lines: Most lines in a row that are blank once spaces and digits are deleted, when more than
+            `max_blank_lines` (0 otherwise).
+        counts: How often each long line's key occurs.
+    """
+
+    lines: int
+    max_repeats: int
+    duplicate_ratio: float
+    consecutive: int
+    loop_lines: int
+    near_duplicates: int
+    blank_lines: int
+    counts: Counter[bytes]
+
+
+def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str]) -> Repetition:
+    """Measure the repeated lines, the longest loop and the near-duplicates of a completion's prose.
+
+    `data` is the prose in UTF-8, and `text()` gives it as a string (only asked for to confirm a loop). A loop is a
+    passage of one or more long lines written again and again back to back. Copies are first compared by their
+    keys; a loop longer than `config.max_consecutive_repeats` is then confirmed on the lines themselves, digits
+    included, so an enumeration (`n = 1: ...`, `n = 2: ...`) is not a loop.
+    """
+    keys = data.translate(_KEY_TABLE, _KEY_DELETE)
+    long = long_keys(keys, config.repetition_min_chars)
+    lines = keys.count(b"\n") + 1
+    blank_lines = over_limit_run(keys, b"\n", config.max_blank_lines, offset=1)
+    if not long:
+        return Repetition(lines, 0, 0.0, 1, 0, 0, blank_lines, Counter())
+    counts = Counter(long)
+    most = max(counts.values())
+    ratio = 1.0 - len(counts) / len(long)
+    copies, period, _ = _longest_loop(long, counts) if most > 1 else (1, 0, 0)
+    limit = config.max_consecutive_repeats
+    if limit is not None and copies > limit:
+        exact = exact_long_lines(text(), config.repetition_min_chars, keys.split(b"\n"))
+        copies, period, _ = _longest_loop(exact, Counter(exact))
+    return Repetition(
+        lines,
+        most,
+        ratio,
+        copies,
+        period,
+        _near_duplicates(counts, config.near_duplicate_min_chars),
+        blank_lines,
+        counts,
+    )
+
+
+def long_keys(keys: bytes, min_chars: int) -> list[bytes]:
+    """The keys of at least `min_chars` bytes among the newline-separated `keys`, in order."""
+    # A regex finds the long lines without making an object of every short one. It matches from the newline before
+    # a line, so the first line is looked at apart (rather than copying the keys after a "\n").
+    first_end = keys.find(b"\n")
+    first = keys if first_end == -1 else keys[:first_end]
+    found = _long_lines(min_chars).findall(keys)
+    return [first, *found] if len(first) >= min_chars else found
+
+
+@lru_cache
+def _long_lines(min_chars: int) -> re.Pattern[bytes]:
+    """Matches each line of at least `min_chars` bytes, from the newline before it."""
+    return re.compile(rb"\n([^\n]{%d,})" % max(min_chars, 0))
+
+
+def line_keys(text: str) -> list[bytes]:
+    """Near-duplicate keys of each line of `text`, in order."""
+    return text.encode().translate(_KEY_TABLE, _KEY_DELETE).split(b"\n")
+
+
+def exact_long_lines(text: str, min_chars: int, keys: list[bytes] | None = None) -> list[str]:
+    """The long lines of `text` (by their keys), each case folded with its spaces normalised but its digits kept.
+
+    `keys` are the lines' keys when the caller has them already (`line_keys(text)` otherwise).
+    """
+    keys = line_keys(text) if keys is None else keys
+    return [
+        " ".join(line.lower().split())
+        for line, key in zip(text.split("\n"), keys, strict=True)
+        if len(key) >= min_chars
+    ]
+
+
+def _longest_loop(lines: list[bytes] | list[str], counts: Counter[bytes] | Counter[str]) -> tuple[int, int, int]:
+    """The most copies in a row of one passage of `lines`: (copies, lines per copy, index of its first line).
+
+    (1, 0, 0) when no passage repeats in a row. Every line of a loop, its first copy included, occurs more than once,
+    so only the stretches of such lines are scanned (found in C, from `counts`); in each, a line equal to the one
+    `period` lines back continues a run, and any other line starts a new candidate period: the distance to its
+    previous occurrence.
+    """
+    repeated = bytes(map({line for line, count in counts.items() if count > 1}.__contains__, lines))
+    best = (1, 0, 0)
+    for stretch in _REPEATED_STRETCH.finditer(repeated):
+        start, end = stretch.span()
+        last: dict[bytes | str, int] = {}
+        period = run = 0
+        for i in range(start, end):
+            line = lines[i]
+            if period and lines[i - period] == line:
+                run += 1
+            else:
+                previous = last.get(line)
+                period = i - previous if previous is not None and i - previous <= _MAX_LOOP_LINES else 0
+                run = 1 if period else 0
+            last[line] = i
+            if period and run >= period and run // period + 1 > best[0]:
+                best = (run // period + 1, period, i - run - period + 1)
+    return best
+
+
+def _near_duplicates(counts: Counter[bytes], min_chars: int) -> int:
+    """Most near-duplicates of one line of at least `min_chars` bytes (itself included), from the long lines' counts.
+
+    A line's near-duplicates share its first or its last `min_chars // 2` bytes: two locality-sensitive bands, so
+    any one local edit of a copy (a reworded phrase, an inserted clause) leaves it a near-duplicate of the original,
+    and no pair of lines is ever compared. The count for a line is those sharing its opening, plus those sharing its
+    ending, minus those sharing both (equal lines included, by their count).
+    """
+    units = [key for key in counts if len(key) >= min_chars]  # distinct keys
+    if len(units) < 2:
+        return counts[units[0]] if units else 0
+    half = min_chars // 2
+    head, tail = itemgetter(slice(None, half)), itemgetter(slice(-half, None))
+    if len(set(map(head, units))) == len(set(map(tail, units))) == len(units):
+        return max(map(counts.__getitem__, units))  # the usual case: only equal lines share an opening or an ending
+    heads, tails = list(map(head, units)), list(map(tail, units))
+    head_counts: dict[bytes, int] = {}
+    tail_counts: dict[bytes, int] = {}
+    both: dict[tuple[bytes, bytes], int] = {}
+    for key, head, tail in zip(units, heads, tails, strict=True):
+        count = counts[key]
+        head_counts[head] = head_counts.get(head, 0) + count
+        tail_counts[tail] = tail_counts.get(tail, 0) + count
+        both[head, tail] = both.get((head, tail), 0) + count
+    return max(head_counts[h] + tail_counts[t] - both[h, t] for h, t in zip(heads, tails, strict=True))
+
+
+def near_duplicate_line(text: str, min_chars: int) -> str:
+    """The original text of a line with the most near-duplicates (only computed when the rule fails)."""
+    half = min_chars // 2
+    units = [
+        (line, key[:half], key[-half:])
+        for line, key in zip(text.split("\n"), line_keys(text), strict=True)
+        if len(key) >= min_chars
+    ]
+    heads, tails = Counter(u[1] for u in units), Counter(u[2] for u in units)
+    both = Counter((u[1], u[2]) for u in units)
+    line, _, _ = max(units, key=lambda u: heads[u[1]] + tails[u[2]] - both[u[1], u[2]])
+    return line.strip()
+
+
+def most_repeated_line(text: str, min_chars: int) -> str:
+    """The original text of the most repeated long line (only computed when the rule fails)."""
+    lines = text.split("\n")
+    keys = line_keys(text)
+    counts = Counter(key for key in keys if len(key) >= min_chars)
+    top = max(counts, key=counts.__getitem__)
+    return lines[keys.index(top)].strip()
+
+
+def looped_passage(text: str, min_chars: int) -> str:
+    """The first line of the passage that loops longest (only computed when the rule fails)."""
+    lines = exact_long_lines(text, min_chars)
+    _, _, start = _longest_loop(lines, Counter(lines))
+    return lines[start] if lines else ""
