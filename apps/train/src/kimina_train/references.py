@@ -26,7 +26,7 @@ _PROOF_START = re.compile(r":=\s*by[ \t]*\n")
 _LEAN_BLOCK = "```lean4"
 
 
-class ReferenceError(ValueError):
+class ReferenceDataError(ValueError):
     """The completions file is unreadable; the message names the file and line."""
 
 
@@ -34,7 +34,7 @@ def load_references(path: Path = REFERENCE_FILE) -> dict[str, str]:
     """Completions by problem name (the shortest one when a problem has several).
 
     Raises:
-        ReferenceError: A line is not JSON.
+        ReferenceDataError: A line is not JSON.
     """
     found: dict[str, str] = {}
     with path.open(encoding="utf-8") as f:
@@ -44,7 +44,7 @@ def load_references(path: Path = REFERENCE_FILE) -> dict[str, str]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ReferenceError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
+                raise ReferenceDataError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
             name, text = str(row.get("name", "")), str(row.get("completion", ""))
             if name and text and (name not in found or len(text) < len(found[name])):
                 found[name] = text
@@ -115,7 +115,7 @@ def write_reference_rows(source: Path, out: Path, count: int, references_file: P
     """Write the `count` rows of `source` (verl parquet) that have a usable reference completion to `out`.
 
     Raises:
-        ReferenceError: Fewer than `count` rows of `source` have one.
+        ReferenceDataError: Fewer than `count` rows of `source` have one.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -123,7 +123,7 @@ def write_reference_rows(source: Path, out: Path, count: int, references_file: P
     table = pq.read_table(source)
     chosen = rows_with_references(table.to_pylist(), load_references(references_file), count)
     if len(chosen) < count:
-        raise ReferenceError(
+        raise ReferenceDataError(
             f"only {len(chosen)} rows of {source} have a usable reference completion in {references_file}; "
             f"the recipe asks for {count}"
         )

@@ -66,7 +66,9 @@ class ReplaySettings:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(raw) - known)
         if unknown:
-            raise ValueError(f"unknown key(s) in {CUSTOM_KEY}: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+            raise ValueError(
+                f"unknown key(s) in {CUSTOM_KEY}: {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+            )
         return cls(**dict(raw))
 
 

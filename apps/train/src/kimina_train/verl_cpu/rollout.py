@@ -12,7 +12,7 @@ import os
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
-import ray  # noqa: TID253  # imported by verl's processes only, through its registries
+import ray  # imported by verl's processes only, through its registries
 from verl.workers.rollout.base import BaseRollout  # noqa: TID253
 from verl.workers.rollout.replica import RolloutReplica  # noqa: TID253
 

@@ -12,7 +12,15 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kimina_train.verl_cpu.replay import KINDS, SAMPLED, Answer, AnswerLog, ReferenceReplay, ReplaySettings
+from kimina_train.verl_cpu.replay import (
+    ASSISTANT_TURN,
+    KINDS,
+    SAMPLED,
+    Answer,
+    AnswerLog,
+    ReferenceReplay,
+    ReplaySettings,
+)
 
 if TYPE_CHECKING:
     import torch
@@ -28,6 +36,7 @@ class Generation:
     log_probs: list[float]
     kind: str
     problem: str | None
+    turn: int
 
 
 class HFRolloutServer:
@@ -101,6 +110,7 @@ class HFRolloutServer:
             request_id=request_id,
             weights_version=self.global_steps,
             problem=result.problem,
+            turn=result.turn,
             answer=result.kind,
             prompt_tokens=len(prompt_ids),
             response_tokens=len(result.token_ids),
@@ -116,9 +126,8 @@ class HFRolloutServer:
     def _generate(self, prompt_ids: list[int], params: dict[str, Any], max_tokens: int) -> Generation:
         import torch
 
-        answer = Answer(SAMPLED, None)
-        if self.replay is not None:
-            answer = self.replay.choose(self.tokenizer.decode(prompt_ids, skip_special_tokens=False))
+        prompt = self.tokenizer.decode(prompt_ids, skip_special_tokens=False)
+        answer = self.replay.choose(prompt) if self.replay is not None else Answer(SAMPLED, None)
         temperature = float(params.get("temperature", self.config.temperature))
         with torch.no_grad():
             if answer.text is not None:
@@ -127,7 +136,7 @@ class HFRolloutServer:
             else:
                 response = self._sample(prompt_ids, params, temperature, max_tokens)
             log_probs = self._log_probs(prompt_ids, response, temperature)
-        return Generation(response, log_probs, answer.kind, answer.problem)
+        return Generation(response, log_probs, answer.kind, answer.problem, turn=max(1, prompt.count(ASSISTANT_TURN)))
 
     def _sample(self, prompt_ids: list[int], params: dict[str, Any], temperature: float, max_tokens: int) -> list[int]:
         import torch
