@@ -89,4 +89,5 @@ async def test_a_replayed_answer_is_the_tokenized_reference_labelled_and_logged(
     (entry,) = [json.loads(line) for line in log.read_text().splitlines()]
     assert entry["answer"] == "reference" and entry["problem"] == "p1" and entry["turn"] == 1
     assert entry["response_tokens"] == len(out.token_ids)
-    assert server.replay_counts()["reference"] == 1 and INJECTED_ERROR not in reference
+    assert server.replay is not None and server.replay.counts == {"reference": 1}
+    assert INJECTED_ERROR not in reference

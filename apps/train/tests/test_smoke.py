@@ -26,7 +26,9 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return run, " ".join((err.getvalue() + out.getvalue()).split())
 
 
+# Whichever test comes first pays for the run (minutes on 2 cores, more on a loaded machine): past the 600 s default.
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_verl_trains_two_steps_with_a_reward_a_fix_turn_and_a_checkpoint(smoke_run: tuple[Path, str]) -> None:
     run, _ = smoke_run
     steps = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
@@ -48,6 +50,7 @@ def test_verl_trains_two_steps_with_a_reward_a_fix_turn_and_a_checkpoint(smoke_r
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_the_replay_is_labelled_and_counted(smoke_run: tuple[Path, str]) -> None:
     run, printed = smoke_run
     answers = [json.loads(line) for line in (run / "rollouts.jsonl").read_text().splitlines()]
@@ -62,6 +65,7 @@ def test_the_replay_is_labelled_and_counted(smoke_run: tuple[Path, str]) -> None
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_the_run_leaves_its_logs_plot_and_a_clean_shutdown(smoke_run: tuple[Path, str]) -> None:
     run, printed = smoke_run
     assert "SIMULATED LEAN" in printed and "prove NOTHING" in printed

@@ -149,7 +149,8 @@ def _report(
         count, note = history_state(Path(cfg.kimina_rl.history.path), [files] if isinstance(files, str) else files)
         summary = dataclasses.replace(summary, history_problems=count, history_note=note)
     if not summary.steps:
-        console.print(f"no step metrics in {run.metrics} (trainer.logger without `file`)")
+        why = "verl logged no training step" if "file" in cfg.trainer.logger else "trainer.logger has no `file`"
+        console.print(f"no step metrics in {run.metrics}: {why}")
         return
     render_summary(summary, console)
     plot = plot_metrics(run, summary)

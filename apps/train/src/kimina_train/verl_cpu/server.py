@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from kimina_train.verl_cpu.replay import (
     ASSISTANT_TURN,
-    KINDS,
     SAMPLED,
     Answer,
     AnswerLog,
@@ -132,6 +131,10 @@ class HFRolloutServer:
         with torch.no_grad():
             if answer.text is not None:
                 ids = self.tokenizer(answer.text, add_special_tokens=False)["input_ids"] + self.eos_ids[:1]
+                if len(ids) > max_tokens:
+                    logger.warning(
+                        "%s answer for %s cut at %d of %d tokens", answer.kind, answer.problem, max_tokens, len(ids)
+                    )
                 response = ids[:max_tokens]
             else:
                 response = self._sample(prompt_ids, params, temperature, max_tokens)
@@ -191,11 +194,6 @@ class HFRolloutServer:
     def ready(self) -> bool:
         """The server is up (the replica waits for this)."""
         return True
-
-    def replay_counts(self) -> dict[str, int]:
-        """Answers given so far, by kind."""
-        counts = dict(self.replay.counts) if self.replay is not None else {}
-        return {kind: counts.get(kind, 0) for kind in KINDS}
 
     # What verl calls on any rollout server between phases. Weights and caches of a CPU model stay in memory,
     # so there is nothing to release, restore or reset.
