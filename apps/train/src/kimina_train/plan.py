@@ -88,18 +88,19 @@ def _summary(recipe: Recipe, *, ray_address: str | None) -> list[tuple[str, str]
 
 
 def _rollout(rollout: Any) -> str:
-    text = f"{rollout.name}, agent loop {rollout.agent.default_agent_loop}"
-    if rollout.name == "hf":
-        replay = (rollout.get("custom") or {}).get("reference_replay") or {}
-        share = float(replay.get("share") or 0)
-        text += ", transformers on CPU"
-        if share:
-            text += (
-                f"; REFERENCE REPLAY: {share:.0%} of first answers are real Kimina-Prover proofs "
-                f"({float(replay.get('injected_error_share') or 0):.0%} of them with an injected Lean error)"
-            )
-        return text
-    return f"{text}, TP={rollout.tensor_model_parallel_size}, gpu_memory_utilization={rollout.gpu_memory_utilization}"
+    if rollout.name != "hf":
+        return (
+            f"{rollout.name}, TP={rollout.tensor_model_parallel_size}, gpu_memory_utilization="
+            f"{rollout.gpu_memory_utilization}, agent loop {rollout.agent.default_agent_loop}"
+        )
+    text = f"hf (transformers on CPU), agent loop {rollout.agent.default_agent_loop}"
+    replay = (rollout.get("custom") or {}).get("reference_replay") or {}
+    if float(replay.get("share") or 0):
+        text += (
+            f"; REFERENCE REPLAY: {float(replay['share']):.0%} of first answers are real Kimina-Prover proofs "
+            f"({float(replay.get('injected_error_share') or 0):.0%} of them with an injected Lean error)"
+        )
+    return text
 
 
 def _data_builds(recipe: Recipe) -> str:
