@@ -4,7 +4,15 @@ import json
 from pathlib import Path
 
 import pytest
-from kimina_train.report import history_state, plot_metrics, read_answers, render_summary, summarize, write_summary
+from kimina_train.report import (
+    history_state,
+    plot_metrics,
+    read_answers,
+    render_summary,
+    report_launch,
+    summarize,
+    write_summary,
+)
 from kimina_train.runfolder import RunFolder
 from rich.console import Console
 
@@ -95,3 +103,18 @@ def test_an_empty_history_is_explained_when_every_train_row_is_evaluation_data(t
     count, note = history_state(tmp_path / "none.sqlite", [str(rows("test"))])
     assert count == 0 and note is not None and "never records" in note
     assert history_state(tmp_path / "none.sqlite", [str(rows("train"))]) == (0, None)  # nothing to explain
+
+
+def test_report_launch_reads_the_recipe_and_writes_the_summary(run: RunFolder, tmp_path: Path) -> None:
+    from kimina_train.recipe import load_recipe
+
+    recipe = load_recipe("smoke", [f"kimina.run_dir={run.path}"], cpu=True)
+    log = Path(recipe.config.actor_rollout_ref.rollout.custom.reference_replay.log)
+    _answers(log, (10.0, 0, "reference"), (11.0, 1, "fix_reference"))
+    console = Console(record=True, width=120)
+    summary = report_launch(recipe, run, console, started=5.0, verifier_checks={"valid": 2})
+    assert summary is not None and [s.replayed for s in summary.steps] == [1, 1]
+    assert summary.history_problems == 0  # the smoke keeps a history file; none was written here
+    assert run.summary.is_file() and run.plot.is_file()
+    assert report_launch(recipe, RunFolder(tmp_path / "failed").create(), console, started=0.0) is None
+    assert "verl logged no training step" in " ".join(console.export_text().split())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import sys
 import time
@@ -22,7 +21,8 @@ from kimina_train.plan import make_plan, render_plan
 from kimina_train.preflight import Gpu, failed, probe_gpus, render, run_preflight
 from kimina_train.prepare import prepare
 from kimina_train.recipe import Recipe, RecipeError, list_recipes, load_recipe, on_cpu, with_values
-from kimina_train.runfolder import RunFolder, record_launch
+from kimina_train.report import report_launch
+from kimina_train.runfolder import record_launch
 from kimina_train.verifier_service import (
     SIMULATED_WARNING,
     VerifierProcess,
@@ -90,7 +90,9 @@ def _run(args: Args, recipe: Recipe, *, gpus: list[Gpu], server: VerifierProcess
     code = run_verl(run, ray_address=args.ray_address, cpu=recipe.cpu)
 
     # 5. Report what it left.
-    _report(recipe, run, started=started, checks_before=before, checks_after=_checks(server))
+    after = _checks(server)
+    checks = {k: v - before.get(k, 0) for k, v in after.items()} if before is not None and after is not None else None
+    report_launch(recipe, run, console, started=started, verifier_checks=checks)
     if code != 0:
         console.print(f"[bold red]verl exited with code {code}[/]; its output is in {run.log}")
     return EXIT_OK if code == 0 else EXIT_FAILED
@@ -120,41 +122,6 @@ def _checks(server: VerifierProcess | None) -> dict[str, int] | None:
     except Exception as exc:  # httpx raises several types; the report then says nothing about the verifier
         logging.getLogger(__name__).warning("could not read %s/metrics: %s", server.url, exc)
         return None
-
-
-def _report(
-    recipe: Recipe,
-    run: RunFolder,
-    *,
-    started: float,
-    checks_before: dict[str, int] | None,
-    checks_after: dict[str, int] | None,
-) -> None:
-    from kimina_train.report import history_state, plot_metrics, render_summary, summarize, write_summary
-
-    cfg = recipe.config
-    checks = None
-    if checks_before is not None and checks_after is not None:
-        checks = {k: v - checks_before.get(k, 0) for k, v in checks_after.items()}
-    replay = (cfg.actor_rollout_ref.rollout.get("custom") or {}).get("reference_replay") or {}
-    summary = summarize(
-        run,
-        trajectories=int(cfg.data.train_batch_size) * int(cfg.actor_rollout_ref.rollout.n),
-        answers_log=Path(replay["log"]) if replay.get("log") else None,
-        since=started,
-        verifier_checks=checks,
-    )
-    if cfg.kimina_rl.history.path:
-        files = cfg.data.train_files
-        count, note = history_state(Path(cfg.kimina_rl.history.path), [files] if isinstance(files, str) else files)
-        summary = dataclasses.replace(summary, history_problems=count, history_note=note)
-    if not summary.steps:
-        why = "verl logged no training step" if "file" in cfg.trainer.logger else "trainer.logger has no `file`"
-        console.print(f"no step metrics in {run.metrics}: {why}")
-        return
-    render_summary(summary, console)
-    plot = plot_metrics(run, summary)
-    console.print(f"wrote {write_summary(run, summary)}" + (f", {plot}" if plot else ""))
 
 
 def _overrides(args: Args) -> list[str]:

@@ -6,6 +6,7 @@ answer log (`rollouts.jsonl`, when its reference replay is on) and the counters 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections import Counter
@@ -16,6 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from kimina_train.recipe import Recipe
 from kimina_train.runfolder import RunFolder
 
 logger = logging.getLogger(__name__)
@@ -255,3 +257,43 @@ def history_state(path: Path, train_files: list[str]) -> tuple[int, str | None]:
             "so that test problems cannot leak into the next promptset's win rates"
         )
     return 0, None
+
+
+def report_launch(
+    recipe: Recipe,
+    run: RunFolder,
+    console: Console,
+    *,
+    started: float,
+    verifier_checks: dict[str, int] | None = None,
+) -> RunSummary | None:
+    """Print the launch's steps and write `summary.json` and `metrics.png`; None when verl logged no step.
+
+    Args:
+        recipe: The recipe launched (for the batch size, the answer log and the history file).
+        run: Its run folder.
+        console: Where to print.
+        started: When the launch started (the answer log may hold earlier launches).
+        verifier_checks: Checks the run's own verifier served during training, by outcome.
+    """
+    cfg = recipe.config
+    replay = (cfg.actor_rollout_ref.rollout.get("custom") or {}).get("reference_replay") or {}
+    summary = summarize(
+        run,
+        trajectories=int(cfg.data.train_batch_size) * int(cfg.actor_rollout_ref.rollout.n),
+        answers_log=Path(replay["log"]) if replay.get("log") else None,
+        since=started,
+        verifier_checks=verifier_checks,
+    )
+    if not summary.steps:
+        why = "verl logged no training step" if "file" in cfg.trainer.logger else "trainer.logger has no `file`"
+        console.print(f"no step metrics in {run.metrics}: {why}")
+        return None
+    if cfg.kimina_rl.history.path:
+        files = cfg.data.train_files
+        count, note = history_state(Path(cfg.kimina_rl.history.path), [files] if isinstance(files, str) else files)
+        summary = dataclasses.replace(summary, history_problems=count, history_note=note)
+    render_summary(summary, console)
+    plot = plot_metrics(run, summary)
+    console.print(f"wrote {write_summary(run, summary)}" + (f", {plot}" if plot else ""))
+    return summary
