@@ -23,6 +23,9 @@ def test_launch_config_pins_paths_and_the_verifier(
     assert cfg.kimina_rl.verifier.url == "http://verifier.internal:8000"
     assert cfg.reward.custom_reward_function.reward_kwargs.verifier.url == "http://verifier.internal:8000"
     assert cfg.ray_kwargs.ray_init.runtime_env.env_vars.TENSORBOARD_DIR == str(tmp_path.absolute() / "tensorboard")
+    assert cfg.ray_kwargs.ray_init.runtime_env.env_vars.VERL_FILE_LOGGER_PATH == str(
+        tmp_path.absolute() / "metrics.jsonl"
+    )
     assert cfg.actor_rollout_ref.model.path == "AI-MO/Kimina-Prover-Distill-1.7B"  # a hub id stays a hub id
 
 
@@ -52,6 +55,42 @@ def test_run_verl_tees_output_and_returns_the_exit_code(tmp_path: Path, monkeypa
     assert "step 1 10.0.0.1:6379" in run.log.read_text()
 
 
+@pytest.mark.parametrize("cpu", [False, True])
+def test_app_overrides_reach_the_run_folders_config_through_every_copy(tmp_path: Path, cpu: bool) -> None:
+    """What verl reads is resolved after the overrides, so keys derived from an overridden one follow it."""
+    from kimina_train.recipe import load_recipe
+    from omegaconf import OmegaConf
+
+    overrides = ["data.max_response_length=3000", "kimina_rl.verifier.url=http://lean.example:8000"]
+    recipe = load_recipe("smoke", [*overrides, f"kimina.run_dir={tmp_path}"], cpu=cpu)
+    run = RunFolder(tmp_path)
+    write_verl_config(run, launch_config(recipe, run))
+    written = OmegaConf.load(run.verl_config)
+    assert written.actor_rollout_ref.rollout.response_length == 3000
+    assert written.actor_rollout_ref.actor.loss_scale_factor == 3000
+    assert written.reward.custom_reward_function.reward_kwargs.verifier.url == "http://lean.example:8000"
+    assert written.kimina_rl.verifier.url == "http://lean.example:8000"
+
+
+def test_a_cpu_launch_selects_verls_cpu_platform_in_every_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kimina_train.recipe import load_recipe
+
+    run = RunFolder(tmp_path)
+    cpu = launch_config(load_recipe("smoke", [f"kimina.run_dir={tmp_path}"], cpu=True), run)
+    env = cpu.ray_kwargs.ray_init.runtime_env.env_vars
+    assert env.VERL_PLATFORM == "cpu" and env.VERL_FILE_LOGGER_PATH == str(run.metrics.absolute())
+    gpu = launch_config(load_recipe("smoke", [f"kimina.run_dir={tmp_path}"]), run)
+    assert "VERL_PLATFORM" not in gpu.ray_kwargs.ray_init.runtime_env.env_vars
+    # The driver too; and Ray refuses logical GPUs while CUDA_VISIBLE_DEVICES is set but empty.
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert "CUDA_VISIBLE_DEVICES" not in launch.verl_env(run, None, cpu=True)
+    assert launch.verl_env(run, None, cpu=True)["VERL_PLATFORM"] == "cpu"
+    assert launch.verl_env(run, None)["CUDA_VISIBLE_DEVICES"] == ""  # a GPU launch leaves it as the user set it
+    assert "VERL_PLATFORM" not in launch.verl_env(run, None)
+
+
 def test_a_data_build_that_fails_is_one_clear_error(tmp_path: Path) -> None:
     from kimina_train.dataprep import DataBuildError, build_missing
     from kimina_train.recipe import load_recipe
@@ -76,6 +115,7 @@ def test_prepare_writes_a_config_that_verl_accepts_and_builds_what_is_missing(
     recipe = load_recipe("smoke", [f"kimina.run_dir={tmp_path}/run", "kimina_rl.verifier.url=http://127.0.0.1:1"])
     run = prepare(recipe, [CheckResult("gpus", Status.SKIP, "none")])
     assert (tmp_path / "run" / "data" / "minif2f_test.parquet").is_file()
+    assert (tmp_path / "run" / "data" / "train.parquet").is_file()  # the rows with reference completions
     assert (tmp_path / "run" / "tiny-model" / "config.json").is_file()
     written = OmegaConf.load(run.verl_config)
     assert written.actor_rollout_ref.model.path == str(tmp_path / "run" / "tiny-model")

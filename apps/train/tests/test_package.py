@@ -16,6 +16,6 @@ def test_ships_type_information() -> None:
 
 
 def test_ships_the_smoke_reference_completions_unchanged(data_dir: Path) -> None:
-    from kimina_train.rehearsal.prompts import REFERENCE_FILE
+    from kimina_train.references import REFERENCE_FILE
 
     assert REFERENCE_FILE.read_bytes() == (data_dir / "kimina_completions.jsonl").read_bytes()

@@ -26,8 +26,8 @@ def test_no_gpu_points_to_the_smoke_recipe() -> None:
     assert result.status is Status.FAIL
     assert result.message == (
         "gpus: recipe kimina-rl-1.7b needs 8 GPUs per node (H100, >= 79 GiB each), and this machine has none "
-        "(nvidia-smi not found or lists no GPU) -> run it on a GPU node, or rehearse with `--recipe smoke`, "
-        "which runs on CPU"
+        "(nvidia-smi not found or lists no GPU) -> run it on a GPU node, or try the launch path with "
+        "`--recipe smoke`, which also runs on CPU"
     )
 
 
@@ -129,7 +129,8 @@ def test_missing_data_that_prepare_will_build(tmp_path: Path) -> None:
     recipe = _recipe_with("smoke", f"kimina.run_dir={tmp_path}/run")
     results = check_data(recipe)
     assert [r.status for r in results] == [Status.WARN, Status.WARN]
-    assert results[0].fix == "prepare builds it (kimina.data.minif2f)"
+    assert results[0].fix == "prepare builds it (kimina.data.reference_rows)"  # from miniF2F-test, built first
+    assert results[1].fix == "prepare builds it (kimina.data.minif2f)"
 
 
 def test_model_folder_missing_and_hub_model_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -185,3 +186,41 @@ def test_verl_rejects_greedy_rollouts_with_sampled_validation(recipe_17b: Recipe
     assert result.detail == (
         "verl rejects the config: validation gen temperature should be greater than 0 when enabling do_sample"
     )
+
+
+@pytest.mark.parametrize(
+    ("override", "detail"),
+    [
+        (
+            "actor_rollout_ref.actor.optim.lr=abc",
+            "actor_rollout_ref.actor.optim.lr is 'abc', but verl's FSDPOptimizerConfig takes float there",
+        ),
+        (
+            "actor_rollout_ref.actor.use_kl_loss=yes",
+            "actor_rollout_ref.actor.use_kl_loss is 'yes', but verl's FSDPActorConfig takes bool there",
+        ),
+        (
+            "actor_rollout_ref.rollout.name=3",
+            "actor_rollout_ref.rollout.name is 3, but verl's RolloutConfig takes str or None there",
+        ),
+    ],
+)
+def test_a_value_of_the_wrong_type_fails_in_preflight_on_one_line(override: str, detail: str) -> None:
+    result = check_verl_config(load_recipe("kimina-rl-1.7b", [override]).verl_config)
+    assert (result.status, result.detail) == (Status.FAIL, detail)
+    assert "\n" not in result.message
+
+
+@pytest.mark.parametrize("override", ["actor_rollout_ref.actor.optim.lr=1", "actor_rollout_ref.actor.optim.lr=3e-6"])
+def test_a_value_verl_takes_passes_the_type_check(override: str) -> None:
+    # The look-alike: an int where verl declares a float is what Python (and verl) accept.
+    assert check_verl_config(load_recipe("kimina-rl-1.7b", [override]).verl_config).status is Status.OK
+
+
+@pytest.mark.parametrize("name", ["kimina-rl-1.7b", "kimina-rl-0.6b", "smoke", "ttrl"])
+def test_every_recipe_passes_the_type_check(name: str) -> None:
+    from kimina_train.preflight.config import type_problems
+    from omegaconf import OmegaConf
+
+    for recipe in [load_recipe(name)] + ([load_recipe(name, cpu=True)] if name == "smoke" else []):
+        assert list(type_problems(OmegaConf.to_container(recipe.verl_config, resolve=True))) == []

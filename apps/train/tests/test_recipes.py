@@ -81,9 +81,38 @@ def test_smoke_fits_one_small_gpu_and_stops_after_two_steps() -> None:
     recipe = load_recipe("smoke")
     cfg = recipe.config
     assert (cfg.trainer.nnodes, cfg.trainer.n_gpus_per_node, cfg.trainer.total_training_steps) == (1, 1, 2)
-    assert recipe.settings.rehearsal is not None and recipe.settings.verifier.start
+    assert recipe.settings.cpu is not None and recipe.settings.verifier.start
     assert recipe.settings.build_tiny_model
     assert cfg.actor_rollout_ref.model.path == "runs/smoke/tiny-model"
+    assert cfg.actor_rollout_ref.rollout.name == "vllm" and not recipe.cpu  # on a GPU: the recipes' own rollout
+
+
+def test_smoke_on_cpu_is_the_same_trainer_with_the_cpu_plugins_pieces() -> None:
+    from omegaconf import OmegaConf
+
+    gpu = OmegaConf.to_container(load_recipe("smoke").verl_config, resolve=True)
+    recipe = load_recipe("smoke", cpu=True)
+    cpu = OmegaConf.to_container(recipe.verl_config, resolve=True)
+    assert recipe.cpu and cpu["trainer"]["device"] == "cpu"
+    assert cpu["actor_rollout_ref"]["rollout"]["name"] == "hf"
+    assert cpu["actor_rollout_ref"]["rollout"]["custom"]["reference_replay"]["share"] == 0.5
+    assert cpu["ray_kwargs"]["ray_init"]["num_gpus"] == 1  # logical GPUs, one per trainer process
+    # Everything else is the GPU smoke's: algorithm, batch, reward, agent loop, data, schedule, checkpoints.
+    for section in ("algorithm", "data", "reward", "critic", "kimina_rl"):
+        assert cpu[section] == gpu[section], section
+    assert {k: v for k, v in cpu["trainer"].items() if k != "device"} == {
+        k: v for k, v in gpu["trainer"].items() if k != "device"
+    }
+
+
+def test_command_line_overrides_win_over_the_cpu_overrides() -> None:
+    recipe = load_recipe("smoke", ["trainer.device=cuda", "actor_rollout_ref.rollout.name=vllm"], cpu=True)
+    assert (recipe.config.trainer.device, recipe.config.actor_rollout_ref.rollout.name) == ("cuda", "vllm")
+
+
+def test_a_recipe_without_a_cpu_section_says_so() -> None:
+    with pytest.raises(RecipeError, match="kimina-rl-1.7b has no kimina.cpu section: it runs on GPUs only"):
+        load_recipe("kimina-rl-1.7b", cpu=True)
 
 
 def test_overrides_apply_on_top_of_the_recipe() -> None:
@@ -104,7 +133,23 @@ def test_unknown_recipe_lists_the_known_ones() -> None:
 def test_bad_override_is_a_one_line_recipe_error() -> None:
     with pytest.raises(RecipeError, match="recipe smoke: .*no_such_key") as exc:
         load_recipe("smoke", ["trainer.no_such_key=1"])
-    assert "\n" not in str(exc.value)
+    assert "\n" not in str(exc.value) and "a new key needs +KEY=VALUE" in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    ("override", "suggestion"),
+    [
+        ("trainer.totl_epochs=3", "trainer.total_epochs"),
+        ("trainr.total_epochs=3", "trainer.total_epochs"),
+        ("actor_rollout_ref.actor.optim.lrr=1e-6", "actor_rollout_ref.actor.optim.lr"),
+        ("kimina.verifer.start=false", "kimina.verifier.start"),
+        ("~trainer.save_freqs", "trainer.save_freq"),
+    ],
+)
+def test_a_misspelt_key_gets_a_suggestion(override: str, suggestion: str) -> None:
+    with pytest.raises(RecipeError) as exc:
+        load_recipe("smoke", [override])
+    assert str(exc.value).endswith(f"; did you mean {suggestion}?")
 
 
 def test_unknown_key_in_the_app_section_is_rejected(tmp_path: Path) -> None:
@@ -114,5 +159,7 @@ def test_unknown_key_in_the_app_section_is_rejected(tmp_path: Path) -> None:
     bad.write_text(
         (RECIPES_DIR / "smoke.yaml").read_text().replace("  build_tiny_model: true", "  build_tiny_modle: true")
     )
-    with pytest.raises(RecipeError, match=r"unknown key\(s\) in kimina: build_tiny_modle"):
+    with pytest.raises(
+        RecipeError, match=r"unknown key\(s\) in kimina: build_tiny_modle .*did you mean build_tiny_model"
+    ):
         load_recipe(str(bad))

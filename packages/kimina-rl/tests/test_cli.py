@@ -66,3 +66,19 @@ def test_config_prints_resolved_yaml(capsys: pytest.CaptureFixture[str]) -> None
     assert "Could not override" in capsys.readouterr().err
     assert main(["config", "--paths"]) == 0
     assert "agent_loops.yaml" in capsys.readouterr().out
+
+
+def test_an_empty_history_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kimina_rl.cli import EMPTY_HISTORY
+    from kimina_rl.scoring import Problem
+
+    empty = tmp_path / "history.sqlite"
+    WinRateHistory(empty).close()
+    assert main(["history", "show", str(empty)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "no outcome recorded" in out and "miniF2F-test" in out
+    # Every split the message names is one the history leaves out, and a training row is recorded.
+    for split in ("val", "valid", "validation", "test"):
+        assert split in EMPTY_HISTORY
+        assert not Problem.from_row("minif2f", "theorem t : True", {"split": split}).training
+    assert Problem.from_row("numina", "theorem t : True", {"split": "train"}).training

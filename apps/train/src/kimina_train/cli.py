@@ -9,8 +9,8 @@ from pathlib import Path
 
 EPILOG = """\
 examples:
-  uv run apps/train --recipe smoke                          one RL step on this machine (CPU or GPU)
-  uv run apps/train --recipe kimina-rl-1.7b --dry-run       print the resolved config and the plan
+  uv run apps/train --recipe smoke                          verl's trainer for 2 steps on this machine (CPU or GPU)
+  uv run apps/train --recipe kimina-rl-1.7b --dry-run       print the plan (add --show-config for the full config)
   uv run apps/train --recipe kimina-rl-1.7b                 8xH100, one node
   uv run apps/train --recipe kimina-rl-1.7b trainer.total_training_steps=100 actor_rollout_ref.actor.optim.lr=1e-6
   uv run apps/train --recipe kimina-rl-1.7b --nnodes 4 --ray-address HEAD_IP:6379
@@ -27,7 +27,8 @@ class Args:
     Attributes:
         recipe: A recipe name (a file in `apps/train/recipes/`) or a path to a recipe YAML file.
         overrides: Hydra-style overrides applied on top of the recipe, in order.
-        dry_run: Print the resolved config and the plan, then stop.
+        dry_run: Print the plan, then stop.
+        show_config: With the dry run, also the resolved config: `-` for standard output, else a file to write.
         check: Run the preflight checklist, then stop.
         nnodes: Nodes of the Ray cluster to train on; None keeps the recipe's value.
         ray_address: Address of a running Ray cluster's head, or None for a local cluster.
@@ -39,6 +40,7 @@ class Args:
     recipe: str | None
     overrides: tuple[str, ...] = ()
     dry_run: bool = False
+    show_config: str | None = None
     check: bool = False
     nnodes: int | None = None
     ray_address: str | None = None
@@ -67,7 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--recipe", metavar="NAME", help="recipe name (see --list) or path to a recipe YAML file")
     parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="Hydra-style overrides of the recipe")
-    parser.add_argument("--dry-run", action="store_true", help="print the resolved config and the plan; start nothing")
+    parser.add_argument("--dry-run", action="store_true", help="print the plan; start nothing")
+    parser.add_argument(
+        "--show-config",
+        nargs="?",
+        const="-",
+        metavar="FILE",
+        help="with --dry-run: also the resolved config verl would get, after the plan (or into FILE)",
+    )
     parser.add_argument("--check", action="store_true", help="run the preflight checklist and stop")
     parser.add_argument("--nnodes", type=_positive_int, metavar="N", help="nodes in the Ray cluster (trainer.nnodes)")
     parser.add_argument(
@@ -92,12 +101,15 @@ def parse_args(argv: list[str] | None = None) -> Args:
     ns = parser.parse_args(argv)
     if ns.recipe is None and not (ns.write_generated or ns.list_recipes):
         parser.error("--recipe NAME is required (try --list)")
+    if ns.show_config is not None and not ns.dry_run:
+        parser.error("--show-config goes with --dry-run")
     if ns.nnodes is not None and ns.nnodes > 1 and not ns.ray_address and not (ns.dry_run or ns.check):
         parser.error("--nnodes > 1 needs a Ray cluster: pass --ray-address HOST:PORT or set RAY_ADDRESS")
     return Args(
         recipe=ns.recipe,
         overrides=tuple(ns.overrides),
         dry_run=ns.dry_run,
+        show_config=ns.show_config,
         check=ns.check,
         nnodes=ns.nnodes,
         ray_address=ns.ray_address or None,

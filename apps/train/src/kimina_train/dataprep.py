@@ -20,7 +20,7 @@ class DataFile:
     Attributes:
         role: `train` or `val`.
         path: The file (`data.train_files` or `data.val_files`).
-        build: The `kimina.data` build that writes it (`promptset` or `minif2f`), or None if none does.
+        build: The `kimina.data` build that writes it (`promptset`, `minif2f` or `reference_rows`), or None.
     """
 
     role: str
@@ -39,6 +39,8 @@ def _as_list(value: Any) -> list[str]:
 def _builder(spec: DataSpec, path: Path) -> str | None:
     """The declared build that writes `path`, if any."""
     where = path.absolute()
+    if spec.reference_rows is not None and where == Path(spec.reference_rows.out).absolute():
+        return "reference_rows"
     if spec.promptset is not None and spec.promptset.get("out"):
         out = Path(str(spec.promptset["out"])).absolute()
         if where in (out / "train.parquet", out / "val.parquet"):
@@ -73,19 +75,34 @@ def build_missing(recipe: Recipe) -> list[Path]:
     """
     from kimina_data import BuildError, ConfigError, SourceError
 
+    from kimina_train.references import ReferenceDataError
+
     try:
         written = _build(recipe)
     except (SourceError, BuildError, ConfigError, OSError) as exc:
         raise DataBuildError(f"kimina-data could not build the data: {exc}") from exc
+    except ReferenceDataError as exc:
+        raise DataBuildError(f"no train rows with reference completions: {exc}") from exc
     still_missing = [str(f.path) for f in data_files(recipe) if not f.path.is_file()]
     if still_missing:
         raise DataBuildError(f"kimina-data ran but did not write {', '.join(still_missing)}")
     return written
 
 
+def reference_source_build(spec: DataSpec) -> str | None:
+    """The build that writes the `reference_rows` source, if another build does (`minif2f`, usually)."""
+    if spec.reference_rows is None:
+        return None
+    return _builder(spec, Path(spec.reference_rows.source))
+
+
 def _build(recipe: Recipe) -> list[Path]:
     missing = {f.build for f in data_files(recipe) if f.build is not None and not f.path.is_file()}
     spec = recipe.settings.data
+    if "reference_rows" in missing and spec.reference_rows is not None:
+        source_build = reference_source_build(spec)
+        if not Path(spec.reference_rows.source).is_file() and source_build is not None:
+            missing.add(source_build)
     written: list[Path] = []
     if "promptset" in missing:
         from kimina_data.config import BuildConfig
@@ -104,4 +121,11 @@ def _build(recipe: Recipe) -> list[Path]:
         logger.info("building miniF2F from %s into %s (kimina-data)", source, spec.minif2f.out)
         result = build_minif2f(source, Path(spec.minif2f.out), rectified=spec.minif2f.rectified)
         written += list(result.files.values())
+    if "reference_rows" in missing:
+        from kimina_train.references import write_reference_rows
+
+        rows = spec.reference_rows
+        assert rows is not None
+        logger.info("picking %d rows with reference completions from %s", rows.rows, rows.source)
+        written.append(write_reference_rows(Path(rows.source), Path(rows.out), rows.rows))
     return written

@@ -8,11 +8,18 @@ from kimina_train.recipe import RECIPES_DIR, Recipe, list_recipes, load_recipe
 
 GENERATED_DIR = RECIPES_DIR / "_generated"
 REGENERATE = "uv run apps/train --write-generated"
+CPU_SUFFIX = ".cpu"
+"""`NAME.cpu.yaml` holds a recipe composed for a machine without GPU (its `kimina.cpu.overrides` applied)."""
 
 _HEADER = """\
 # GENERATED from apps/train/recipes/{name}.yaml by `{command}`: do not edit.
-# The recipe fully resolved (kimina-rl's Dr.GRPO base and verl's ppo_trainer defaults included), so that a change
-# anywhere in that chain shows up here in review. A test fails while this file is stale.
+# The recipe fully resolved{variant} (kimina-rl's Dr.GRPO base and verl's ppo_trainer defaults included), so that a
+# change anywhere in that chain shows up here in review. A test fails while this file is stale.
+# A record, not a launch file: every value derived from another is written out, so a run started from this file
+# (main_ppo --config-path ...) ignores an override of the key it came from: data.max_response_length=N would leave
+# actor_rollout_ref.rollout.response_length and actor.loss_scale_factor as they are here, and kimina_rl.verifier.url
+# would not reach reward.custom_reward_function.reward_kwargs. Launch with `uv run apps/train --recipe {name}
+# [overrides]`, which resolves overrides before writing the run folder's verl_config.yaml.
 """
 
 _AGENT_LOOPS_PLACEHOLDER = "<kimina_rl.config_dir()>"
@@ -26,30 +33,42 @@ def render(recipe: Recipe) -> str:
     body = str(OmegaConf.to_yaml(recipe.config, resolve=True))
     # compose_config points verl at kimina-rl's agent-loop list by absolute path, which differs per install.
     body = body.replace(str(config_dir()), _AGENT_LOOPS_PLACEHOLDER)
-    return _HEADER.format(name=recipe.name, command=REGENERATE) + body
+    variant = " for a machine without GPU (its kimina.cpu.overrides applied)" if recipe.cpu else ""
+    return _HEADER.format(name=recipe.name, command=REGENERATE, variant=variant) + body
 
 
 def generated_path(name: str, directory: Path = GENERATED_DIR) -> Path:
-    """Where the flattened copy of recipe `name` lives."""
+    """Where the flattened copy of recipe `name` (or `name.cpu`) lives."""
     return directory / f"{name}.yaml"
 
 
+def _variants() -> dict[str, Recipe]:
+    """Every flattened copy by name: each recipe, and its CPU composition when it has one."""
+    variants = {}
+    for name in list_recipes():
+        recipe = load_recipe(name)
+        variants[name] = recipe
+        if recipe.settings.cpu is not None:
+            variants[name + CPU_SUFFIX] = load_recipe(name, cpu=True)
+    return variants
+
+
 def write_generated(directory: Path = GENERATED_DIR) -> list[Path]:
-    """Rewrite the flattened copy of every recipe; return the files written."""
+    """Rewrite the flattened copy of every recipe (and CPU composition); return the files written."""
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in list_recipes():
+    for name, recipe in _variants().items():
         path = generated_path(name, directory)
-        path.write_text(render(load_recipe(name)))
+        path.write_text(render(recipe))
         written.append(path)
     return written
 
 
 def stale_generated(directory: Path = GENERATED_DIR) -> list[str]:
-    """Names of the recipes whose flattened copy is missing or differs from what the recipe composes to now."""
-    stale = []
-    for name in list_recipes():
-        path = generated_path(name, directory)
-        if not path.is_file() or path.read_text() != render(load_recipe(name)):
-            stale.append(name)
-    return stale
+    """Names of the flattened copies that are missing or differ from what the recipes compose to now."""
+    return [
+        name
+        for name, recipe in _variants().items()
+        if not generated_path(name, directory).is_file()
+        or generated_path(name, directory).read_text() != render(recipe)
+    ]

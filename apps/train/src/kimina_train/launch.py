@@ -27,18 +27,31 @@ def verl_command(run: RunFolder) -> list[str]:
     ]
 
 
-def verl_env(ray_address: str | None) -> dict[str, str]:
-    """The environment of the verl process: ours, unbuffered, with the Ray head when one was given."""
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+def verl_env(run: RunFolder, ray_address: str | None, *, cpu: bool = False) -> dict[str, str]:
+    """The environment of the verl process: ours, unbuffered, with the Ray head when one was given.
+
+    The run's Ray processes get the same logger and platform variables through the config's runtime env.
+    """
+    from kimina_train.prepare import ray_env
+
+    env = dict(os.environ, PYTHONUNBUFFERED="1", **ray_env(run, cpu=cpu))
     env.setdefault("HYDRA_FULL_ERROR", "1")
     if ray_address:
         # verl calls ray.init() with no address, which joins the cluster named here instead of starting one.
         env["RAY_ADDRESS"] = ray_address
+    if cpu and not env.get("CUDA_VISIBLE_DEVICES", "unset"):
+        # Ray refuses to start with logical GPUs when it is set but empty ("CUDA_VISIBLE_DEVICES contains []").
+        del env["CUDA_VISIBLE_DEVICES"]
     return env
 
 
-def run_verl(run: RunFolder, *, ray_address: str | None = None) -> int:
+def run_verl(run: RunFolder, *, ray_address: str | None = None, cpu: bool = False) -> int:
     """Run `main_ppo` on `run`'s config until it ends, echoing its output to the console and to `train.log`.
+
+    Args:
+        run: The prepared run folder.
+        ray_address: Head of a running Ray cluster, or None for a local one.
+        cpu: Train on CPU (`VERL_PLATFORM=cpu` for verl and its Ray processes).
 
     Returns:
         verl's exit code (0 when training finished).
@@ -53,7 +66,7 @@ def run_verl(run: RunFolder, *, ray_address: str | None = None) -> int:
             stderr=subprocess.STDOUT,
             text=True,
             errors="replace",
-            env=verl_env(ray_address),
+            env=verl_env(run, ray_address, cpu=cpu),
         ) as proc,
     ):
         assert proc.stdout is not None
@@ -61,6 +74,7 @@ def run_verl(run: RunFolder, *, ray_address: str | None = None) -> int:
             for line in proc.stdout:
                 sys.stdout.write(line)
                 log.write(line)
+                log.flush()  # so that `tail -f train.log` follows the run
         except KeyboardInterrupt:
             # The child got the same Ctrl-C from the terminal; let it stop and save what it can.
             logger.warning("interrupted; waiting for verl to stop")

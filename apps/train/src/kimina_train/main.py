@@ -1,10 +1,11 @@
-"""`kimina-train`: parse the recipe, run the preflight checklist, prepare the run folder, launch."""
+"""`kimina-train`: parse the recipe, run the preflight checklist, prepare the run folder, launch verl, report."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,9 +20,16 @@ from kimina_train.launch import run_verl
 from kimina_train.plan import make_plan, render_plan
 from kimina_train.preflight import Gpu, failed, probe_gpus, render, run_preflight
 from kimina_train.prepare import prepare
-from kimina_train.recipe import Recipe, RecipeError, list_recipes, load_recipe, with_values
+from kimina_train.recipe import Recipe, RecipeError, list_recipes, load_recipe, on_cpu, with_values
+from kimina_train.report import report_launch
 from kimina_train.runfolder import record_launch
-from kimina_train.verifier_service import SIMULATED_WARNING, VerifierStartError, running_verifier
+from kimina_train.verifier_service import (
+    SIMULATED_WARNING,
+    VerifierProcess,
+    VerifierStartError,
+    checks_served,
+    running_verifier,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PREFLIGHT = 0, 1, 2, 3
 
@@ -36,33 +44,30 @@ def main(argv: list[str] | None = None) -> int:
     if args.list_recipes or args.write_generated:
         return _maintenance(args)
 
-    # 1. Parse: compose the recipe with its overrides.
+    # 1. Parse: compose the recipe with its overrides; without a GPU, with its CPU overrides too.
+    gpus = probe_gpus()
     try:
         recipe = load_recipe(args.recipe or "", _overrides(args), nnodes=args.nnodes)
+        if not gpus and recipe.settings.cpu is not None:
+            recipe = on_cpu(recipe)
     except RecipeError as exc:
         console.print(f"[bold red]error:[/] {exc}")
         return EXIT_USAGE
-    gpus = probe_gpus()
-    rehearse = recipe.settings.rehearsal is not None and not gpus
     if args.dry_run:
-        from omegaconf import OmegaConf
-
-        sys.stdout.write(OmegaConf.to_yaml(recipe.config, resolve=True))
-        render_plan(make_plan(recipe, rehearse=rehearse, ray_address=args.ray_address), console)
-        return EXIT_OK
+        return _dry_run(args, recipe)
 
     try:
-        with _verifier_for(recipe) as ready:
-            return _run(args, ready, gpus=gpus, rehearse=rehearse)
+        with _verifier_for(recipe) as (ready, server):
+            return _run(args, ready, gpus=gpus, server=server)
     except VerifierStartError as exc:
         console.print(f"[bold red]error:[/] {exc}")
         return EXIT_PREFLIGHT
 
 
-def _run(args: Args, recipe: Recipe, *, gpus: list[Gpu], rehearse: bool) -> int:
-    """Preflight, prepare and launch `recipe` (its verifier already running when the run starts one)."""
+def _run(args: Args, recipe: Recipe, *, gpus: list[Gpu], server: VerifierProcess | None) -> int:
+    """Preflight, prepare, launch and report `recipe` (its verifier already running when the run starts one)."""
     # 2. Preflight: every check, then stop on any failure.
-    results = run_preflight(recipe, gpus=[] if rehearse else gpus, rehearse=rehearse, ray_address=args.ray_address)
+    results = run_preflight(recipe, gpus=gpus, ray_address=args.ray_address)
     render(results, console, title=f"Preflight: {recipe.name}")
     if failed(results):
         console.print(f"[bold red]preflight failed[/]: {len(failed(results))} check(s); nothing was started")
@@ -76,16 +81,47 @@ def _run(args: Args, recipe: Recipe, *, gpus: list[Gpu], rehearse: bool) -> int:
     except DataBuildError as exc:
         console.print(f"[bold red]prepare failed:[/] {exc}")
         return EXIT_FAILED
-    record_launch(run, recipe=recipe.name, overrides=recipe.overrides, mode="rehearsal" if rehearse else "verl")
+    record_launch(run, recipe=recipe.name, overrides=recipe.overrides, mode="verl-cpu" if recipe.cpu else "verl")
     console.print(f"run folder: [bold]{run.path}[/]")
 
-    # 4. Launch.
-    if rehearse:
-        from kimina_train.rehearsal import rehearse_one_step
+    # 4. Launch verl's main_ppo.
+    started = time.time()
+    before = _checks(server)
+    code = run_verl(run, ray_address=args.ray_address, cpu=recipe.cpu)
 
-        return EXIT_OK if rehearse_one_step(recipe, run, console) else EXIT_FAILED
-    code = run_verl(run, ray_address=args.ray_address)
+    # 5. Report what it left.
+    after = _checks(server)
+    checks = {k: v - before.get(k, 0) for k, v in after.items()} if before is not None and after is not None else None
+    report_launch(recipe, run, console, started=started, verifier_checks=checks)
+    if code != 0:
+        console.print(f"[bold red]verl exited with code {code}[/]; its output is in {run.log}")
     return EXIT_OK if code == 0 else EXIT_FAILED
+
+
+def _dry_run(args: Args, recipe: Recipe) -> int:
+    """The plan; with `--show-config`, then the resolved config (to standard output or a file)."""
+    from omegaconf import OmegaConf
+
+    render_plan(make_plan(recipe, ray_address=args.ray_address), console)
+    text = OmegaConf.to_yaml(recipe.config, resolve=True)
+    if args.show_config == "-":
+        sys.stdout.write(text)
+    elif args.show_config:
+        Path(args.show_config).write_text(text)
+        console.print(f"wrote the resolved config to {args.show_config}")
+    else:
+        console.print("[dim]the resolved config verl would get: add --show-config (or --show-config FILE)[/]")
+    return EXIT_OK
+
+
+def _checks(server: VerifierProcess | None) -> dict[str, int] | None:
+    if server is None:
+        return None
+    try:
+        return checks_served(server.url)
+    except Exception as exc:  # httpx raises several types; the report then says nothing about the verifier
+        logging.getLogger(__name__).warning("could not read %s/metrics: %s", server.url, exc)
+        return None
 
 
 def _overrides(args: Args) -> list[str]:
@@ -93,17 +129,17 @@ def _overrides(args: Args) -> list[str]:
 
 
 @contextlib.contextmanager
-def _verifier_for(recipe: Recipe) -> Iterator[Recipe]:
+def _verifier_for(recipe: Recipe) -> Iterator[tuple[Recipe, VerifierProcess | None]]:
     """Yield `recipe` as is, or pointed at a `kimina-verify serve` started for the run when the recipe asks."""
     if not recipe.settings.verifier.start:
-        yield recipe
+        yield recipe, None
         return
     with running_verifier(Path(recipe.settings.run_dir)) as server:
         if server.simulated:
             console.print(Panel(SIMULATED_WARNING, title="SIMULATED LEAN", style="bold yellow"))
         else:
             console.print(f"verifier: kimina-verify serve on a real Lean workspace at {server.url}")
-        yield with_values(recipe, {"kimina_rl.verifier.url": server.url})
+        yield with_values(recipe, {"kimina_rl.verifier.url": server.url}), server
 
 
 def _maintenance(args: Args) -> int:

@@ -19,7 +19,7 @@ class Plan:
     """What a launch would do.
 
     Attributes:
-        mode: `verl` (verl's `main_ppo` on Ray) or `rehearsal` (one RL step on CPU).
+        mode: `verl` (verl's `main_ppo` on Ray, on GPUs) or `verl-cpu` (the same on CPU, kimina-train's plugin).
         summary: (topic, value) pairs describing the run.
         steps: The launch's steps in order, one sentence each.
     """
@@ -35,7 +35,7 @@ def _verifier(cfg: Any, recipe: Recipe) -> str:
     return str(cfg.kimina_rl.verifier.url or "kimina-verify's default URL ($LEAN_SERVER_API_URL, then localhost:8000)")
 
 
-def _summary(recipe: Recipe, *, rehearse: bool, ray_address: str | None) -> list[tuple[str, str]]:
+def _summary(recipe: Recipe, *, ray_address: str | None) -> list[tuple[str, str]]:
     cfg = recipe.config
     actor, rollout, data, trainer = cfg.actor_rollout_ref.actor, cfg.actor_rollout_ref.rollout, cfg.data, cfg.trainer
     run = RunFolder(Path(recipe.settings.run_dir))
@@ -51,8 +51,9 @@ def _summary(recipe: Recipe, *, rehearse: bool, ray_address: str | None) -> list
         ("recipe", f"{recipe.name}: {recipe.settings.description}"),
         (
             "mode",
-            "CPU rehearsal of one RL step (no GPU found)"
-            if rehearse
+            f"verl main_ppo on {where}, on CPU (no GPU found): {trainer.n_gpus_per_node} trainer process(es), "
+            "kimina-train's verl plugin (VERL_PLATFORM=cpu)"
+            if recipe.cpu
             else f"verl main_ppo on {where}, {trainer.nnodes} node(s) x {trainer.n_gpus_per_node} GPUs",
         ),
         ("model", str(cfg.actor_rollout_ref.model.path)),
@@ -68,11 +69,7 @@ def _summary(recipe: Recipe, *, rehearse: bool, ray_address: str | None) -> list
             f"{mini_steps} optimizer step(s) of {actor.ppo_mini_batch_size} prompts, lr {actor.optim.lr}",
         ),
         ("lengths", f"prompt <= {data.max_prompt_length} tokens, response <= {data.max_response_length} (all turns)"),
-        (
-            "rollout",
-            f"{rollout.name}, TP={rollout.tensor_model_parallel_size}, gpu_memory_utilization="
-            f"{rollout.gpu_memory_utilization}, agent loop {rollout.agent.default_agent_loop}",
-        ),
+        ("rollout", _rollout(rollout)),
         ("reward", f"kimina_rl compute_score ({cfg.reward.num_workers} workers) against {_verifier(cfg, recipe)}"),
         ("train data", str(data.train_files)),
         (
@@ -90,6 +87,22 @@ def _summary(recipe: Recipe, *, rehearse: bool, ray_address: str | None) -> list
     ]
 
 
+def _rollout(rollout: Any) -> str:
+    if rollout.name != "hf":
+        return (
+            f"{rollout.name}, TP={rollout.tensor_model_parallel_size}, gpu_memory_utilization="
+            f"{rollout.gpu_memory_utilization}, agent loop {rollout.agent.default_agent_loop}"
+        )
+    text = f"hf (transformers on CPU), agent loop {rollout.agent.default_agent_loop}"
+    replay = (rollout.get("custom") or {}).get("reference_replay") or {}
+    if float(replay.get("share") or 0):
+        text += (
+            f"; REFERENCE REPLAY: {float(replay['share']):.0%} of first answers are real Kimina-Prover proofs "
+            f"({float(replay.get('injected_error_share') or 0):.0%} of them with an injected Lean error)"
+        )
+    return text
+
+
 def _data_builds(recipe: Recipe) -> str:
     data = recipe.settings.data
     builds = []
@@ -97,10 +110,12 @@ def _data_builds(recipe: Recipe) -> str:
         builds.append(f"promptset from {', '.join(map(str, data.promptset.get('sources') or []))}")
     if data.minif2f is not None:
         builds.append(f"miniF2F from {data.minif2f.source or 'the minif2f.jsonl kimina-data ships'}")
+    if data.reference_rows is not None:
+        builds.append(f"{data.reference_rows.rows} train rows with a shipped Kimina-Prover proof")
     return f" ({'; '.join(builds)})" if builds else ""
 
 
-def _steps(recipe: Recipe, *, rehearse: bool) -> list[str]:
+def _steps(recipe: Recipe) -> list[str]:
     s = recipe.settings
     run = RunFolder(Path(s.run_dir))
     steps = []
@@ -108,7 +123,7 @@ def _steps(recipe: Recipe, *, rehearse: bool) -> list[str]:
         steps.append("start kimina-verify serve for the run (real Lean if $KIMINA_LEAN_WORKSPACE is set)")
     canary = " + canary (one true, one false theorem)" if s.verifier.canary else ""
     steps.append(
-        f"preflight: verl config, GPUs, verifier /health{canary}, data, model, "
+        f"preflight: verl config (value types, validate_config), GPUs, verifier /health{canary}, data, model, "
         f"disk (>= {s.hardware.min_free_disk_gib:g} GiB), verl/vLLM versions, logger credentials"
     )
     steps.append(
@@ -116,22 +131,18 @@ def _steps(recipe: Recipe, *, rehearse: bool) -> list[str]:
         + (", build the tiny model" if s.build_tiny_model else "")
         + f"; write {run.verl_config}, {run.preflight}, {run.launches}"
     )
-    if rehearse:
-        steps.append(
-            "rehearse: sample groups with transformers, score them with kimina-rl, Dr.GRPO advantages and loss "
-            f"from verl core_algos, one optimizer step, checkpoint, {run.path}/metrics.json and metrics.png"
-        )
-    else:
-        steps.append("launch: " + " ".join(verl_command(run)))
+    steps.append("launch: " + ("VERL_PLATFORM=cpu " if recipe.cpu else "") + " ".join(verl_command(run)))
+    if "file" in recipe.config.trainer.logger:
+        steps.append(f"report: per-step summary from {run.metrics}, {run.summary}, {run.plot}")
     return steps
 
 
-def make_plan(recipe: Recipe, *, rehearse: bool, ray_address: str | None = None) -> Plan:
+def make_plan(recipe: Recipe, *, ray_address: str | None = None) -> Plan:
     """Describe what launching `recipe` would do, without checking or starting anything."""
     return Plan(
-        mode="rehearsal" if rehearse else "verl",
-        summary=_summary(recipe, rehearse=rehearse, ray_address=ray_address),
-        steps=_steps(recipe, rehearse=rehearse),
+        mode="verl-cpu" if recipe.cpu else "verl",
+        summary=_summary(recipe, ray_address=ray_address),
+        steps=_steps(recipe),
     )
 
 

@@ -24,6 +24,7 @@ _PATH_KEYS = (
     "trainer.validation_data_dir",
     "trainer.rollout_data_dir",
     "kimina_rl.history.path",
+    "actor_rollout_ref.rollout.custom.reference_replay.log",
 )
 
 
@@ -48,9 +49,23 @@ def launch_config(recipe: Recipe, run: RunFolder) -> DictConfig:
             pinned[key] = [_absolute(v) for v in value] if OmegaConf.is_list(value) else _absolute(value)
     if Path(str(cfg.actor_rollout_ref.model.path)).exists():
         pinned["actor_rollout_ref.model.path"] = _absolute(cfg.actor_rollout_ref.model.path)
-    # verl's tensorboard logger reads TENSORBOARD_DIR inside a Ray actor: Ray's runtime env reaches every node.
-    pinned["ray_kwargs.ray_init.runtime_env.env_vars"] = {"TENSORBOARD_DIR": str((run.path / "tensorboard").absolute())}
+    # verl's loggers read these inside a Ray actor: Ray's runtime env reaches every node.
+    pinned["ray_kwargs.ray_init.runtime_env.env_vars"] = ray_env(run, cpu=recipe.cpu)
     return with_values(recipe, pinned).verl_config
+
+
+def ray_env(run: RunFolder, *, cpu: bool) -> dict[str, str]:
+    """Environment of every Ray process of the run: where verl's loggers write, and the CPU platform if chosen."""
+    from kimina_train.verl_cpu import PLATFORM_ENV
+
+    env = {"TENSORBOARD_DIR": str(run.tensorboard.absolute()), "VERL_FILE_LOGGER_PATH": str(run.metrics.absolute())}
+    if cpu:
+        import psutil
+
+        env[PLATFORM_ENV] = "cpu"  # read by verl's platform manager in each process, where our plugin then loads
+        # TransferQueue asks torch for 8 threads per copy and warns on every call when the machine has fewer cores.
+        env["TQ_NUM_THREADS"] = str(min(8, psutil.cpu_count(logical=False) or 1))
+    return env
 
 
 def build_tiny_model_if_missing(path: Path) -> bool:

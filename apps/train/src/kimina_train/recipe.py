@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kimina_train.settings import SettingsError, TrainSettings, parse_settings
+from kimina_train.settings import SettingsError, TrainSettings, closest, parse_settings
 
 if TYPE_CHECKING:
     from omegaconf import DictConfig
@@ -34,6 +35,7 @@ class Recipe:
         overrides: The command-line overrides applied on top of it.
         config: The full composed config: verl's keys plus the `kimina:` section.
         settings: The parsed `kimina:` section.
+        cpu: Composed for a machine without GPU: the recipe's `kimina.cpu.overrides` come before `overrides`.
     """
 
     name: str
@@ -41,6 +43,7 @@ class Recipe:
     overrides: tuple[str, ...]
     config: DictConfig
     settings: TrainSettings
+    cpu: bool = False
 
     @property
     def verl_config(self) -> DictConfig:
@@ -91,7 +94,35 @@ def compose(path: Path, overrides: Sequence[str] = ()) -> DictConfig:
         return compose_config(overrides, config_name=path.stem, config_dir_path=path.parent)
     except (HydraException, OmegaConfBaseException) as exc:
         text = str(exc).strip()
-        raise RecipeError(f"recipe {path.stem}: {text.splitlines()[0] if text else type(exc).__name__}") from exc
+        line = (text.splitlines()[0] if text else type(exc).__name__).rstrip(".")
+        if line.startswith(("Could not override", "Could not delete")):
+            match = _closest_key(path, line)
+            if match:
+                line += f"; did you mean {match}?"
+            elif line.startswith("Could not override"):
+                line += " (a new key needs +KEY=VALUE)"
+        raise RecipeError(f"recipe {path.stem}: {line}") from exc
+
+
+def _closest_key(path: Path, message: str) -> str | None:
+    """The recipe's key closest to the one Hydra's message quotes, part by part, or None if none is close."""
+    from kimina_rl.trainer_config import compose_config
+    from omegaconf import DictConfig
+
+    quoted = re.search(r"'([A-Za-z_][\w.]*)'", message)
+    if quoted is None:
+        return None
+    node: object = compose_config(config_name=path.stem, config_dir_path=path.parent)
+    fixed = []
+    for part in quoted.group(1).split("."):
+        if not isinstance(node, DictConfig):
+            return None
+        match = part if part in node else closest(part, node.keys())
+        if match is None:
+            return None
+        fixed.append(match)
+        node = node[match]
+    return ".".join(fixed) if fixed != quoted.group(1).split(".") else None
 
 
 def _settings(name: str, config: DictConfig) -> TrainSettings:
@@ -104,21 +135,42 @@ def _settings(name: str, config: DictConfig) -> TrainSettings:
         raise RecipeError(f"recipe {name}: {exc}") from exc
 
 
-def load_recipe(name_or_path: str, overrides: Sequence[str] = (), *, nnodes: int | None = None) -> Recipe:
+def load_recipe(
+    name_or_path: str, overrides: Sequence[str] = (), *, nnodes: int | None = None, cpu: bool = False
+) -> Recipe:
     """Find, compose and check a recipe.
 
     Args:
         name_or_path: A recipe name or a path to a recipe file.
         overrides: Hydra-style overrides (`key=value`, `+key=value`, `~key`).
         nnodes: Nodes to train on; overrides `trainer.nnodes` when given.
+        cpu: Compose it for a machine without GPU (see `on_cpu`).
 
     Raises:
-        RecipeError: If the recipe is missing, does not compose, or its `kimina:` section is malformed.
+        RecipeError: If the recipe is missing, does not compose, or its `kimina:` section is malformed; with `cpu`,
+            if it has no `kimina.cpu` section.
     """
     path = find_recipe(name_or_path)
     all_overrides = tuple(overrides) + ((f"trainer.nnodes={nnodes}",) if nnodes is not None else ())
     config = compose(path, all_overrides)
-    return Recipe(path.stem, path, all_overrides, config, _settings(path.stem, config))
+    recipe = Recipe(path.stem, path, all_overrides, config, _settings(path.stem, config))
+    return on_cpu(recipe) if cpu else recipe
+
+
+def on_cpu(recipe: Recipe) -> Recipe:
+    """The recipe composed again for a machine without GPU: its `kimina.cpu.overrides` first, then its overrides.
+
+    Raises:
+        RecipeError: The recipe has no `kimina.cpu` section, or the result does not compose.
+    """
+    import dataclasses
+
+    if recipe.cpu:
+        return recipe
+    if recipe.settings.cpu is None:
+        raise RecipeError(f"recipe {recipe.name} has no kimina.cpu section: it runs on GPUs only")
+    config = compose(recipe.path, (*recipe.settings.cpu.overrides, *recipe.overrides))
+    return dataclasses.replace(recipe, config=config, settings=_settings(recipe.name, config), cpu=True)
 
 
 def with_values(recipe: Recipe, values: dict[str, Any]) -> Recipe:

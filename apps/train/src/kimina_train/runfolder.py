@@ -56,6 +56,26 @@ class RunFolder:
         """Where checkpoints go (`trainer.default_local_dir` points here)."""
         return self.path / "checkpoints"
 
+    @property
+    def tensorboard(self) -> Path:
+        """Verl's tensorboard logger writes here (`TENSORBOARD_DIR`)."""
+        return self.path / "tensorboard"
+
+    @property
+    def metrics(self) -> Path:
+        """Verl's step metrics, one JSON line per step, when `trainer.logger` includes `file`."""
+        return self.path / "metrics.jsonl"
+
+    @property
+    def summary(self) -> Path:
+        """kimina-train's summary of the latest launch: per-step reward, fix turns, replays, verifier checks."""
+        return self.path / "summary.json"
+
+    @property
+    def plot(self) -> Path:
+        """The step metrics, plotted."""
+        return self.path / "metrics.png"
+
     def create(self) -> RunFolder:
         """Make the folder (and its parents) if needed; return self."""
         self.path.mkdir(parents=True, exist_ok=True)

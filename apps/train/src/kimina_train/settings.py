@@ -1,7 +1,8 @@
-"""The `kimina:` section of a recipe: what the app needs beyond verl's config (hardware, verifier, data, rehearsal)."""
+"""The `kimina:` section of a recipe: what the app needs beyond verl's config (hardware, verifier, data, CPU runs)."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +62,27 @@ class MiniF2FSpec:
 
 
 @dataclass(frozen=True)
+class ReferenceRowsSpec:
+    """The rows of a verl parquet whose problem has a real Kimina completion shipped with kimina-train.
+
+    The smoke recipe trains on them, so that its CPU rollout's reference replay can answer every prompt.
+
+    Attributes:
+        source: The parquet to pick from (the `minif2f` build's `minif2f_test.parquet`, built first if missing).
+        out: The parquet written.
+        rows: How many rows: those with the shortest usable reference come first.
+    """
+
+    source: str
+    out: str
+    rows: int = 8
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.rows, int) or isinstance(self.rows, bool) or self.rows < 1:
+            raise SettingsError(f"kimina.data.reference_rows.rows must be a positive integer, got {self.rows!r}")
+
+
+@dataclass(frozen=True)
 class DataSpec:
     """How to build the recipe's `data.train_files` / `data.val_files` when they are missing.
 
@@ -68,29 +90,30 @@ class DataSpec:
         promptset: Fields of kimina-data's `BuildConfig` (as in `kimina-data build --config`), writing
             `<out>/train.parquet` and `<out>/val.parquet`; None builds no promptset.
         minif2f: A miniF2F build, or None.
+        reference_rows: Rows with a shipped reference completion, picked from a built file, or None.
     """
 
     promptset: dict[str, Any] | None = None
     minif2f: MiniF2FSpec | None = None
+    reference_rows: ReferenceRowsSpec | None = None
 
 
 @dataclass(frozen=True)
-class RehearsalSpec:
-    """The CPU rehearsal of one RL step, used by the smoke recipe when no GPU is present.
+class CpuSpec:
+    """How a recipe runs on a machine without GPU: verl's own trainer on CPU, through kimina-train's verl plugin.
 
     Attributes:
-        problems: miniF2F problems to sample (a group per problem).
-        max_new_tokens: Token budget of each sampled completion.
-        reference_completions: Add to each group one real Kimina-Prover completion of the same problem (from the
-            completions kimina-train ships), so that rewards, advantages and the loss are not all zero with a random
-            model.
-        seed: Seed for sampling.
+        overrides: Hydra overrides applied after the recipe and before the command line's when no GPU is found
+            (`trainer.device=cpu`, `actor_rollout_ref.rollout.name=hf`, ...).
     """
 
-    problems: int = 2
-    max_new_tokens: int = 48
-    reference_completions: bool = True
-    seed: int = 0
+    overrides: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        raw: object = self.overrides  # YAML gives a list
+        if not isinstance(raw, list | tuple) or not all(isinstance(o, str) for o in raw):
+            raise SettingsError("kimina.cpu.overrides must be a list of Hydra overrides (key=value strings)")
+        object.__setattr__(self, "overrides", tuple(raw))
 
 
 @dataclass(frozen=True)
@@ -104,7 +127,7 @@ class TrainSettings:
         verifier: The verification server.
         data: How kimina-data builds missing train and validation files.
         build_tiny_model: Build a tiny random model at `actor_rollout_ref.model.path` when nothing is there.
-        rehearsal: Settings of the CPU rehearsal, or None if the recipe needs GPUs.
+        cpu: How the recipe runs without GPU, or None if it needs GPUs.
     """
 
     description: str = ""
@@ -113,7 +136,7 @@ class TrainSettings:
     verifier: VerifierSpec = field(default_factory=VerifierSpec)
     data: DataSpec = field(default_factory=DataSpec)
     build_tiny_model: bool = False
-    rehearsal: RehearsalSpec | None = None
+    cpu: CpuSpec | None = None
 
 
 def _build[T: DataclassInstance](cls: type[T], raw: Any, where: str) -> T:
@@ -121,14 +144,32 @@ def _build[T: DataclassInstance](cls: type[T], raw: Any, where: str) -> T:
         return cls()
     if not isinstance(raw, dict):
         raise SettingsError(f"{where} must be a mapping, got {type(raw).__name__}")
-    known = {f.name for f in fields(cls)}
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise SettingsError(f"unknown key(s) in {where}: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    _reject_unknown(raw, {f.name for f in fields(cls)}, where)
     try:
         return cls(**raw)
     except TypeError as exc:  # a required key is missing
         raise SettingsError(f"{where}: {exc}") from None
+
+
+def closest(name: str, known: Any) -> str | None:
+    """The known name closest to a misspelt one, if any is close."""
+    close = difflib.get_close_matches(name, [str(k) for k in known], n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def suggest(name: str, known: Any) -> str:
+    """`; did you mean X?` for the known name closest to a misspelt one, or an empty string."""
+    match = closest(name, known)
+    return f"; did you mean {match}?" if match else ""
+
+
+def _reject_unknown(raw: dict[str, Any], known: set[str], where: str) -> None:
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise SettingsError(
+            f"unknown key(s) in {where}: {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+            + suggest(unknown[0], known)
+        )
 
 
 def parse_settings(raw: dict[str, Any]) -> TrainSettings:
@@ -146,18 +187,23 @@ def parse_settings(raw: dict[str, Any]) -> TrainSettings:
         raise SettingsError("kimina.data must be a mapping with `promptset` and/or `minif2f`")
     minif2f = data.pop("minif2f", None)
     promptset = data.pop("promptset", None)
-    if data:
-        raise SettingsError(f"unknown key(s) in kimina.data: {', '.join(sorted(data))} (known: minif2f, promptset)")
+    reference_rows = data.pop("reference_rows", None)
+    _reject_unknown(data, {"minif2f", "promptset", "reference_rows"}, "kimina.data")
     if promptset is not None and not isinstance(promptset, dict):
         raise SettingsError("kimina.data.promptset must be a mapping of kimina-data BuildConfig fields")
-    rehearsal = raw.pop("rehearsal", None)
+    cpu = raw.pop("cpu", None)
     nested: dict[str, Any] = {
         "hardware": _build(HardwareSpec, raw.pop("hardware", None), "kimina.hardware"),
         "verifier": _build(VerifierSpec, raw.pop("verifier", None), "kimina.verifier"),
-        "rehearsal": None if rehearsal is None else _build(RehearsalSpec, rehearsal, "kimina.rehearsal"),
+        "cpu": None if cpu is None else _build(CpuSpec, cpu, "kimina.cpu"),
         "data": DataSpec(
             promptset=promptset,
             minif2f=None if minif2f is None else _build(MiniF2FSpec, minif2f, "kimina.data.minif2f"),
+            reference_rows=(
+                None
+                if reference_rows is None
+                else _build(ReferenceRowsSpec, reference_rows, "kimina.data.reference_rows")
+            ),
         ),
     }
     return _build(TrainSettings, {**raw, **nested}, "kimina")

@@ -64,7 +64,8 @@ class TTRLTrainer:
         model: The model to train from, for an engine that cannot say it (``openai``); None trains from the model
             the round sampled from.
         overrides: More Hydra overrides of the recipe (``trainer.n_gpus_per_node=4``...).
-        dry_run: Write the data and compose the run (``kimina-train --dry-run``), but train nothing.
+        dry_run: Write the data and compose the run (``kimina-train --dry-run --show-config``: the plan and the
+            resolved config go to the round's log), but train nothing.
         launch: Runs the ``kimina-train`` command; replaced in tests.
     """
 
@@ -96,7 +97,8 @@ class TTRLTrainer:
         (folder / "command.sh").write_text(shlex.join(command) + "\n", encoding="utf-8")
         log = folder / "ttrl.log"
         logger.info("%s round %d: %d prompts in %s, log in %s", batch.problem, batch.round, len(rows), data, log)
-        code = self.launch([*command, "--dry-run"] if self.dry_run else command, log, self.environment())
+        dry_run = ["--dry-run", "--show-config"] if self.dry_run else []
+        code = self.launch([*command, *dry_run], log, self.environment())
         if code != 0:
             raise TTRLError(f"kimina-train exited with code {code} for {batch.problem} round {batch.round}; see {log}")
         return None if self.dry_run else str(trained_model(folder / "checkpoints"))

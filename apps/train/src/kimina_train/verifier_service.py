@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import socket
 import subprocess
@@ -124,3 +125,22 @@ def running_verifier(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def checks_served(url: str, *, timeout_s: float = 10.0) -> dict[str, int]:
+    """Checks the server has finished, by outcome (`valid`, `lean_error`, ...), from its `/metrics` counters.
+
+    Raises:
+        httpx.HTTPError: The server did not answer.
+    """
+    response = httpx.get(f"{url.rstrip('/')}/metrics", timeout=timeout_s)
+    response.raise_for_status()
+    counts: dict[str, int] = {}
+    for line in response.text.splitlines():
+        match = _CHECKS.match(line)
+        if match:
+            counts[match.group(1)] = counts.get(match.group(1), 0) + int(float(match.group(2)))
+    return counts
+
+
+_CHECKS = re.compile(r'^kimina_checks_total\{outcome="([^"]+)"\}\s+([0-9.eE+]+)$')

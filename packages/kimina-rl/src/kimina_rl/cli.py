@@ -14,6 +14,12 @@ from kimina_rl.history import WinRate, WinRateHistory, merge_win_rates, write_wi
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
+EMPTY_HISTORY = (
+    "no outcome recorded. The history keeps training rollouts only: rows marked as evaluation data "
+    "(extra_info.split val, valid, validation or test, as miniF2F-test rows are) are never recorded, so that "
+    "evaluation problems cannot reach the next promptset's win rates."
+)
+
 _EPILOG = """\
 examples:
   kimina-rl history show runs/history.sqlite --top 20
@@ -70,7 +76,9 @@ def _read(paths: Sequence[Path]) -> list[WinRate]:
     groups = []
     for path in paths:
         if not path.is_file():  # opening would create an empty history
-            raise FileNotFoundError(f"no history file at {path}")
+            raise FileNotFoundError(
+                f"no history file at {path} (a run writes one only when its kimina_rl.history.path is set)"
+            )
         with WinRateHistory(path) as history:
             groups.append(list(history.win_rates()))
     return merge_win_rates(*groups)
@@ -81,6 +89,9 @@ def _history(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.action == "export":
         written = write_win_rates(rates, args.out, min_attempts=args.min_attempts)
         err.print(f"wrote {written} problems to {args.out}", highlight=False)
+        return EXIT_OK
+    if not rates:
+        out.print(f"{', '.join(map(str, args.db))}: {EMPTY_HISTORY}", highlight=False)
         return EXIT_OK
     attempts = sum(rate.n_proofs for rate in rates)
     solved = sum(rate.n_correct_proofs for rate in rates)

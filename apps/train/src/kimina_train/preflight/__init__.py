@@ -40,21 +40,24 @@ def _gpu_check(recipe: Recipe, gpus: list[Gpu], ray_address: str | None) -> Chec
     )
 
 
-def run_preflight(
-    recipe: Recipe, *, gpus: list[Gpu], rehearse: bool, ray_address: str | None = None
-) -> list[CheckResult]:
+def run_preflight(recipe: Recipe, *, gpus: list[Gpu], ray_address: str | None = None) -> list[CheckResult]:
     """Run every check for `recipe`, in the order the checklist shows them.
 
     Args:
-        recipe: The composed recipe (its verifier URL already pointing at a server started for the run, if any).
+        recipe: The composed recipe (its verifier URL already pointing at a server started for the run, if any);
+            one composed for CPU (`recipe.cpu`) needs no GPU.
         gpus: This node's GPUs.
-        rehearse: The run is the CPU rehearsal: no GPU and no vLLM needed.
         ray_address: Head of the Ray cluster for multi-node runs.
     """
     cfg = recipe.config
     settings = recipe.settings
-    if rehearse:
-        gpu = CheckResult("gpus", Status.SKIP, "no GPU found: the smoke recipe rehearses one RL step on CPU")
+    if recipe.cpu:
+        gpu = CheckResult(
+            "gpus",
+            Status.SKIP,
+            f"no GPU found: verl trains on CPU ({cfg.trainer.n_gpus_per_node} process(es), kimina-train's verl "
+            "plugin, VERL_PLATFORM=cpu)",
+        )
     else:
         gpu = _gpu_check(recipe, gpus, ray_address)
     verifier = check_verifier(
@@ -71,6 +74,6 @@ def run_preflight(
         *check_data(recipe),
         check_model(str(cfg.actor_rollout_ref.model.path), buildable=settings.build_tiny_model),
         check_disk(Path(cfg.trainer.default_local_dir), settings.hardware.min_free_disk_gib),
-        check_versions(needs_vllm=not rehearse and cfg.actor_rollout_ref.rollout.name == "vllm"),
+        check_versions(needs_vllm=cfg.actor_rollout_ref.rollout.name == "vllm"),
         check_logging(list(cfg.trainer.logger)),
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kimina_train.dataprep import data_files
+from kimina_train.dataprep import data_files, reference_source_build
 from kimina_train.preflight.checklist import CheckResult, Status
 from kimina_train.recipe import Recipe
 from kimina_train.settings import DataSpec, MiniF2FSpec
@@ -53,6 +53,13 @@ def _build_problem(spec: DataSpec, build: str) -> str | None:
         return _minif2f_problem(spec.minif2f)
     if build == "promptset" and spec.promptset is not None:
         return _promptset_problem(spec.promptset)
+    if build == "reference_rows" and spec.reference_rows is not None:
+        if Path(spec.reference_rows.source).is_file():
+            return None
+        source = reference_source_build(spec)
+        if source is None or source == "reference_rows":
+            return f"its source {spec.reference_rows.source} does not exist and no kimina.data build writes it"
+        return _build_problem(spec, source)
     return f"no kimina.data.{build} section"
 
 

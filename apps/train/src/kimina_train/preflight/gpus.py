@@ -93,7 +93,7 @@ def check_gpus(
             "gpus",
             Status.FAIL,
             f"recipe {recipe} needs {need}, and this machine has none (nvidia-smi not found or lists no GPU)",
-            "run it on a GPU node, or rehearse with `--recipe smoke`, which runs on CPU",
+            "run it on a GPU node, or try the launch path with `--recipe smoke`, which also runs on CPU",
         )
     if len(gpus) < per_node:
         return CheckResult(
