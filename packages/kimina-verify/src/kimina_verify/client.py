@@ -20,7 +20,7 @@ from typing import Any
 from kimina_verify.assembly import CheckCode, build_check_code
 from kimina_verify.cache import VerdictCache, cache_key
 from kimina_verify.code import LeanCode
-from kimina_verify.integrity import IntegrityPolicy, check_integrity
+from kimina_verify.integrity import SORRY_RULES, IntegrityPolicy, check_integrity
 from kimina_verify.result import ServerResult
 from kimina_verify.transport import Protocol, ServerRejectedError, Transport
 from kimina_verify.verdict import Positions, Verdict, VerdictKind, result_kind, verdict_from_result
@@ -28,8 +28,6 @@ from kimina_verify.verdict import Positions, Verdict, VerdictKind, result_kind, 
 logger = logging.getLogger(__name__)
 
 DEFAULT_URL = "http://localhost:8000"
-SORRY_RULES = frozenset({"sorry", "admit", "sorry_ax"})
-"""Integrity rules that `VerifyItem(allow_sorry=True)` skips."""
 
 
 @dataclass(frozen=True)
