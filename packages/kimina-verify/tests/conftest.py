@@ -61,11 +61,11 @@ def _server_header_lines(lines: list[str]) -> int:
     return count
 
 
-def _message(severity: str, line: int, data: str) -> dict[str, Any]:
+def _message(severity: str, line: int, data: str, column: int = 2) -> dict[str, Any]:
     return {
         "severity": severity,
-        "pos": {"line": line, "column": 2},
-        "endPos": {"line": line, "column": 8},
+        "pos": {"line": line, "column": column},
+        "endPos": {"line": line, "column": column + 6},
         "data": data,
     }
 
@@ -100,13 +100,14 @@ def lean_answer(code: str, *, timeout: float, infotree: str | None, positions: s
             messages.append(_message("warning", number - shift, "declaration uses `sorry`"))
     for number, line in enumerate(lines, start=1):
         if line.startswith("#print axioms "):
-            name = line.removeprefix("#print axioms ").strip()
+            # Lean names the constant itself, without the `_root_.` it was asked with.
+            name = line.removeprefix("#print axioms ").strip().removeprefix("_root_.")
             data = (
                 f"'{name}' depends on axioms: [{', '.join(axioms)}]"
                 if axioms
                 else f"'{name}' does not depend on any axioms"
             )
-            messages.append(_message("info", number - shift, data))
+            messages.append(_message("info", number - shift, data, column=0))
     response: dict[str, Any] = {"env": 0}
     if messages:
         response["messages"] = messages

@@ -182,7 +182,7 @@ def test_assembly_keeps_helper_lemmas_and_uses_the_dataset_header() -> None:
     assert text.startswith("import Mathlib\nimport Aesop\nset_option maxHeartbeats 400000\n")
     assert "open BigOperators Real Nat Topology Rat\nopen Real\n" in text
     assert "lemma helper" in text and "nlinarith [helper x h]" in text
-    assert text.rstrip().endswith("#print axioms main")
+    assert text.rstrip().endswith("#print axioms _root_.main")
     assert check.axioms_checks == ((len(text.split("\n")), "main"),)
     assert check.server_header_lines == 2
 

@@ -112,9 +112,9 @@ def match_statement(code: LeanText, statement: LeanText, theorem: str | None = N
     for again in named[1:]:
         message = f"`{expected.name}` is declared twice: only one can be the theorem that is checked"
         problems.append(StatementProblem("statement_duplicate", again.start, message, again.line))
-    problem = compare_statements(expected, actual)
-    if problem is not None:
-        problems.append(StatementProblem("statement_mismatch", actual.start, problem, actual.line))
+    difference = compare_statements(expected, actual)
+    if difference is not None:
+        problems.append(StatementProblem("statement_mismatch", actual.start, difference, actual.line))
     return StatementMatch(actual, expected, tuple(sorted(problems, key=lambda p: p.offset)))
 
 

@@ -55,8 +55,8 @@ def check_header(text: str, policy: IntegrityPolicy | None = None) -> list[Viola
     def add(offset: int, code: str, message: str) -> None:
         found.append((offset, Violation(code, message, text.count("\n", 0, offset) + 1)))
 
-    for problem in lean.lexed.problems:
-        add(problem.offset, _LEXER_CODES[problem.kind], problem.message)
+    for lexed_problem in lean.lexed.problems:
+        add(lexed_problem.offset, _LEXER_CODES[lexed_problem.kind], lexed_problem.message)
     lines = _command_lines(text, lean.lexed.tokens)
     seen_other = False
     for line in lines:

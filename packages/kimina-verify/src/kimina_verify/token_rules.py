@@ -159,7 +159,7 @@ def _derives_own_types(text: str, tokens: tuple[Token, ...], i: int, own_types: 
     j = i + 1
     while j < len(tokens) and not tokens[j].is_keyword("for"):
         j += 1
-    targets = []
+    targets: list[str] = []
     for tok in tokens[j + 1 :]:
         if "\n" in text[tokens[j].end : tok.start] and targets:
             break
