@@ -147,6 +147,8 @@ class StandIn:
     api_key: str | None = None
     requests: int = 0
     snippets: list[str] = field(default_factory=list)
+    extensions: list[str] = field(default_factory=list)  # what /health claims (it never answers kimina_checks)
+    checks: list[Any] = field(default_factory=list)  # the kimina_checks fields received, one per snippet
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
@@ -154,6 +156,8 @@ class StandIn:
         self.delay_s, self.v1_only, self.positions, self.api_key = 0.0, False, "file", None
         self.requests = 0
         self.snippets.clear()
+        self.extensions.clear()
+        self.checks.clear()
 
 
 def build_app(state: StandIn) -> FastAPI:
@@ -161,7 +165,7 @@ def build_app(state: StandIn) -> FastAPI:
 
     @app.get("/health")
     def health() -> dict[str, Any]:
-        return {"status": "ok", "lean_version": "standin-v4.15.0"}
+        return {"status": "ok", "lean_version": "standin-v4.15.0", "extensions": state.extensions}
 
     def gate(request: Request, codes: list[str]) -> JSONResponse | None:
         with state.lock:
@@ -184,6 +188,8 @@ def build_app(state: StandIn) -> FastAPI:
         snippets = body["snippets"]
         if (failure := gate(request, [s["code"] for s in snippets])) is not None:
             return failure
+        with state.lock:
+            state.checks.extend(s.get("kimina_checks") for s in snippets)
         timeout, infotree = body.get("timeout", 30), body.get("infotree")
         return {
             "results": [

@@ -211,8 +211,11 @@ def _is_declaration(tokens: tuple[Token, ...], i: int) -> bool:
     tok = tokens[i]
     if tok.escaped or tok.text not in DECLARATION_KEYWORDS:
         return False
-    prev = tokens[i - 1].text if i else ""
-    if prev in ("deriving", "class") or (tok.text == "instance" and prev in ("[", ",", "attribute", "-")):
+    j = i - 1
+    while tok.text == "instance" and j >= 0 and tokens[j].text in ("local", "scoped"):
+        j -= 1  # `@[local instance]`, `attribute [scoped instance]`
+    prev = tokens[j].text if j >= 0 else ""
+    if prev == "deriving" or (tok.text == "instance" and prev in ("[", ",", "attribute", "-")):
         return False
     return not (tok.text == "class" and i + 1 < len(tokens) and tokens[i + 1].text in ("inductive", "abbrev"))
 

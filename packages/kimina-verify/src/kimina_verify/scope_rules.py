@@ -1,8 +1,8 @@
 """Integrity rules on names and scopes: a token-identical statement must mean what the dataset's means.
 
 Inside `namespace Hack`, `def Real.log := 0` followed by the exact statement makes the statement read `Hack.Real.log`;
-an extra `open` before the theorem, `export`, `_root_.` or a type whose constructors carry a statement's name do the
-same. These rules refuse each way to make a name of the statement resolve to something the code declares, and the
+an `open` of the code's own namespace before the theorem, `export`, `_root_.` or a type whose constructors carry a
+statement's name do the same. These rules refuse each way to make a name of the statement resolve to something the code declares, and the
 scopes Lean would close differently (`end`) or leave open. The checks in Lean (`lean_checks`) compare the elaborated
 types themselves; these rules catch the same attacks without Lean, and with a server that cannot run those checks.
 """
@@ -34,7 +34,11 @@ def scope_violations(lean: LeanCode) -> list[tuple[int, Violation]]:
 
 
 def meaning_violations(lean: LeanCode, statement: LeanCode, target: Declaration) -> list[tuple[int, Violation]]:
-    """Opens before the target beyond the statement's, and declarations that a name of the statement can resolve to.
+    """Opens before the target that can bring the code's own names in, and declarations a statement name can mean.
+
+    An `open` of a namespace the code declares into (`open Hack` after `def Hack.Real.log`), or one with `hiding`,
+    `renaming`, `scoped` or a name list, before the target is refused. Opening other namespaces (Mathlib's) can only
+    choose between Mathlib's own constants; the checks in Lean catch a statement that then means something else.
 
     Args:
         lean: The code.
@@ -42,15 +46,15 @@ def meaning_violations(lean: LeanCode, statement: LeanCode, target: Declaration)
         target: The code's declaration of the statement's theorem.
     """
     found: list[tuple[int, Violation]] = []
-    given = {ns for command in statement.outline.opens for ns in command.namespaces}
-    opened = set(given)
+    own = _own_namespaces(lean)
+    opened = {ns for command in statement.outline.opens for ns in command.namespaces}
     for command in lean.outline.opens:
         if command.start >= target.command_start:
             break
-        extra = [ns for ns in command.namespaces if ns not in given]
-        if not command.plain or extra:
-            what = f"`open {' '.join(extra)}`" if extra else "`open` with `hiding`, `renaming`, `scoped` or a list"
-            message = f"{what} before the theorem can change what the statement's names refer to"
+        mine = [ns for ns in command.namespaces if ns in own]
+        if not command.plain or mine:
+            what = f"`open {' '.join(mine)}`" if mine else "`open` with `hiding`, `renaming`, `scoped` or a list"
+            message = f"{what} before the theorem can make the statement's names mean the code's own declarations"
             found.append(violation(lean.text, command.start, "open", message))
         opened.update(command.namespaces)
     expected = statement.target(target.name)
@@ -65,6 +69,19 @@ def meaning_violations(lean: LeanCode, statement: LeanCode, target: Declaration)
         if hit:
             message = f"`{decl.name}` can be what a name of the statement refers to: rename it"
             found.append(violation(lean.text, decl.start, "shadowing", message))
+    return found
+
+
+def _own_namespaces(lean: LeanCode) -> set[str]:
+    """Namespaces holding a declaration of the code (every prefix of its full names, and its types)."""
+    found: set[str] = set()
+    for decl in lean.declarations:
+        if decl.name is None:
+            continue
+        parts = decl.name.split(".")
+        found.update(".".join(parts[:k]) for k in range(1, len(parts)))
+        if decl.keyword in _TYPE_KEYWORDS:
+            found.add(decl.name)
     return found
 
 

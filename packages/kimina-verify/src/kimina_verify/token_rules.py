@@ -94,6 +94,8 @@ class TokenScan:
                 self.add(tok.start, "set_option", f"`set_option {name}` is not on the allow-list")
         elif tok.is_keyword("attribute") and i + 1 < len(self.tokens) and self.tokens[i + 1].text == "[":
             self.attributes(i + 2)
+        elif tok.is_keyword("import"):
+            self.imports(i)
         if not self.policy.allow_native_decide and (
             text == "native_decide" or last in _NATIVE_CONSTANTS or (text == "native" and self._assigned_true(i))
         ):
@@ -121,6 +123,16 @@ class TokenScan:
                 self.add(at, code, f"attribute `{name}` is not allowed (allowed: {allowed})")
             elif code != "instance":  # instances are refused before the target only (see `before_target`)
                 self.add(at, code)
+
+    def imports(self, i: int) -> None:
+        """The modules `import` (token `i`) names on its line must be in allowed packages."""
+        text = self.lean.text
+        for tok in self.tokens[i + 1 :]:
+            if tok.kind != "ident" or "\n" in text[self.tokens[i].end : tok.start]:
+                break
+            if not self.policy.import_allowed(tok.text):
+                allowed = ", ".join(self.policy.allowed_imports)
+                self.add(tok.start, "header_import", f"`import {tok.text}` is not allowed (packages: {allowed})")
 
     def _assigned_true(self, i: int) -> bool:
         """`native := true` (a decide configuration)."""

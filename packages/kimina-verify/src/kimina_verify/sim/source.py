@@ -29,6 +29,7 @@ _PRINT_NAME = re.compile(r"#print\s+(?!axioms\b)((?:«[^»]*»|[^\s«»\"])+)")
 _CHECK = re.compile(r"#check\s+((?:«[^»]*»|[^\s«»])+)")
 _PRINT_STRING = re.compile(r'#print\s+"')
 _SCOPE = re.compile(r"(?<![\w.'])(namespace|section|end|mutual)(?![\w'!?])[ \t]*((?:«[^»]*»|[^\s«»])*)")
+_NEEDLESS_SPACE = re.compile(r"(?<![\w'!?.]) | (?![\w'!?.«])")
 _WORD = re.compile(r"(?:«[^»]*»|[A-Za-z_\u0370-\u03ff\u1f00-\u1ffe\u2100-\u214f])(?:«[^»]*»|[\w'!?.₀-₉])*")
 _IMPORT = re.compile(r"import\s+(\S+)")
 _DIRECTIVE = re.compile(r"--\s*sim:\s*([A-Za-z-]+)[ \t]*(.*?)\s*$")
@@ -240,8 +241,13 @@ def full_name(written: str, namespace: str) -> str:
 
 
 def render_signature(signature: str, resolve: Callable[[str], str]) -> str:
-    """A signature on one line with each name replaced by what `resolve` makes of it (its full name)."""
-    return " ".join(_WORD.sub(lambda m: resolve(unescape(m.group())), signature).split())
+    """A signature on one line, spaced canonically, with each name replaced by what `resolve` makes of it.
+
+    As Lean's printer does, it does not depend on how the source was spaced: a space stays only between two
+    name or number characters (`(x:ℝ)` and `( x : ℝ )` both print `(x:ℝ)`).
+    """
+    resolved = " ".join(_WORD.sub(lambda m: resolve(unescape(m.group())), signature).split())
+    return _NEEDLESS_SPACE.sub("", resolved)
 
 
 def sorry_offsets(masked: str) -> list[int]:
