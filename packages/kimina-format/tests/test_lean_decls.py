@@ -27,7 +27,10 @@ def scope_problems(source: str) -> list[str]:
         ("namespace A.B\ntheorem a : True := trivial\nend B\ntheorem b : True := trivial\nend A", ["A.B.a", "A.b"]),
         ("namespace A.B\nend A.B\ntheorem c : True := trivial", ["c"]),
         ("section S\nnamespace N\ndef f := 1\nend N\nend S", ["N.f"]),
-        ("mutual\ntheorem p : True := trivial\ntheorem q : True := trivial\nend\ntheorem r : True := p", ["p", "q", "r"]),
+        (
+            "mutual\ntheorem p : True := trivial\ntheorem q : True := trivial\nend\ntheorem r : True := p",
+            ["p", "q", "r"],
+        ),
         ("theorem «my thm» : True := trivial", ["my thm"]),
         ("example : True := trivial\ninstance : Inhabited ℕ := ⟨0⟩", [None, None]),
     ],
@@ -37,7 +40,9 @@ def test_full_names_follow_lean_scopes(source: str, expected: list[str | None]) 
 
 
 def test_escaped_keywords_and_nested_haves_are_not_declarations() -> None:
-    source = "lemma helper : True := by\n  have «theorem» target : 1 = 1 := rfl\n  trivial\ntheorem target : True := trivial"
+    source = (
+        "lemma helper : True := by\n  have «theorem» target : 1 = 1 := rfl\n  trivial\ntheorem target : True := trivial"
+    )
     assert names(source) == ["helper", "target"]
 
 
@@ -101,7 +106,10 @@ def test_the_target_is_found_by_full_name_and_compared_token_for_token() -> None
     ("code", "problem"),
     [
         ("theorem target (x : ℝ) : Real.log x = 0 := sorry", "statement_mismatch"),
-        ("namespace N\ntheorem target (x : ℝ) : Real.log (x ^ 2) = 2 * Real.log x := sorry\nend N", "statement_missing"),
+        (
+            "namespace N\ntheorem target (x : ℝ) : Real.log (x ^ 2) = 2 * Real.log x := sorry\nend N",
+            "statement_missing",
+        ),
         (
             "lemma h : True := by\n  have «theorem» target (x : ℝ) : Real.log (x ^ 2) = 2 * Real.log x := sorry\n"
             "  trivial\ntheorem target : True := trivial",

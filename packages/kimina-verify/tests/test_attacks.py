@@ -1,5 +1,7 @@
-"""Every class of attack on the reward, and the harmless look-alike of each, through `kimina-verify lint` and the
-`Verifier` (the corpus is `kimina_verify.attacks`; kimina-rl's tests run it through `compute_score`)."""
+"""Every class of attack on the reward, and the harmless look-alike of each, through lint and the `Verifier`.
+
+The corpus is `kimina_verify.attacks`; kimina-rl's tests run it through `compute_score`.
+"""
 
 from __future__ import annotations
 

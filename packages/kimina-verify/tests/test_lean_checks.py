@@ -1,5 +1,8 @@
-"""The checks run in Lean after a snippet: their command, how replies are read, the verdict, and the server's side
-(against `lean-repl-sim`, which answers them as Lean v4.15 is assumed to; `test_lean.py` runs them on real Lean)."""
+"""The checks run in Lean after a snippet: their command, how replies are read, the verdict, the server's side.
+
+The server side runs against `lean-repl-sim`, which answers as Lean v4.15 is assumed to; `test_lean.py` runs the
+checks on real Lean.
+"""
 
 from __future__ import annotations
 
@@ -50,7 +53,12 @@ def test_replies_are_read_by_line_and_name() -> None:
     assert not nonce_seen({"env": 3}, command) and not nonce_seen(reply, check_command("abcdef0124", "t"))
     assert read_facts(reply, command, "t") == TargetFacts("t", "theorem", "t (x : Real) : @Eq Real x x", ("propext",))
     # Answers about another name do not count.
-    other = {"messages": [info(command.kind_line, "theorem u : ⋯ :=\n⋯"), info(command.axioms_line, "'u' depends on axioms: []")]}
+    other = {
+        "messages": [
+            info(command.kind_line, "theorem u : ⋯ :=\n⋯"),
+            info(command.axioms_line, "'u' depends on axioms: []"),
+        ]
+    }
     assert read_facts(other, command, "t") == TargetFacts("t")
 
 
@@ -86,7 +94,11 @@ def test_nothing_is_appended_to_the_code_when_checked_in_lean() -> None:
         (answer(), VerdictKind.VALID, None),
         (answer({"type": TYPE.replace("Real.log (x", "Hack.Real.log (x")}), VerdictKind.INTEGRITY, "type_mismatch"),
         (answer({"kind": "def"}), VerdictKind.INTEGRITY, "target_not_theorem"),
-        (answer({"kind": None, "type": None, "errors": ["unknown constant 'target'"]}), VerdictKind.INTEGRITY, "target_missing"),
+        (
+            answer({"kind": None, "type": None, "errors": ["unknown constant 'target'"]}),
+            VerdictKind.INTEGRITY,
+            "target_missing",
+        ),
         (answer(statement={"errors": ["unknown identifier 'Real.log'"]}), VerdictKind.INTEGRITY, "statement_unchecked"),
         (answer({"type": TYPE[:20] + "⋯"}, {"type": TYPE[:20] + "⋯"}), VerdictKind.INTEGRITY, "type_unchecked"),
         (answer({"name": "other"}), VerdictKind.INTEGRITY, "lean_checks_missing"),
@@ -153,7 +165,11 @@ def test_a_shadowed_statement_has_another_type_in_lean(server: ServerThread) -> 
     ("code", "violation"),
     [
         (HEADER + SIGNATURE.replace("theorem", "def") + "\n  sorry\n", "sorry"),  # Lean errors and sorries first
-        (HEADER + "noncomputable def target (x : ℝ) (h₀ : 0 < x) : Real.log (x ^ 2) = 2 * Real.log x := by\n  norm_num\n", "target_not_theorem"),
+        (
+            HEADER
+            + "noncomputable def target (x : ℝ) (h₀ : 0 < x) : Real.log (x ^ 2) = 2 * Real.log x := by\n  norm_num\n",
+            "target_not_theorem",
+        ),
         (HEADER + "namespace N\n" + PROOF + "end N\n", "target_missing"),
         (HEADER + "axiom cheat : False\n" + SIGNATURE + "\n  exact cheat.elim\n", "axioms"),
     ],

@@ -1,5 +1,6 @@
-"""A corpus of attacks on the reward, by class, each class with harmless look-alikes: for the tests of every package
-that scores proofs (`kimina-verify lint`, the `Verifier`, kimina-rl's `compute_score`).
+"""A corpus of attacks on the reward, by class, each class with harmless look-alikes, for every package's tests.
+
+The tests of everything that scores proofs use it: `kimina-verify lint`, the `Verifier`, kimina-rl's `compute_score`.
 
 Every case states what must happen to it: the static rule that rejects it (`rule`, None when only a server can
 notice it) and the verdict kind the `Verifier` gives it against `kimina_verify.testing.sim_server`. Classes follow
