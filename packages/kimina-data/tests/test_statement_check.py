@@ -78,3 +78,18 @@ def test_statements_are_checked_by_the_stand_in_verification_server() -> None:
         kept, rejections, _ = check_statements(variants(GOOD, BROKEN), check)
     assert kept["uid"] == ["p/variant-0"]
     assert [r.reason for r in rejections] == ["check_lean_error"]
+
+
+def test_headers_pass_kimina_verifys_header_rules_before_lean() -> None:
+    """A header from a dataset row or a Gemini variant reaches Lean only if `check_header` allows it."""
+    testing = pytest.importorskip("kimina_verify.testing", reason="kimina-verify's test server is not available")
+    headers = [
+        "import Mathlib\nset_option debug.skipKernelTC true\n\n",
+        'import Mathlib\n#eval IO.Process.run {cmd := "id"}\n\n',
+        "import Lake\n\n",
+        "import Mathlib\nset_option maxHeartbeats 400000\nopen Real\n\n",  # the look-alike: allowed
+    ]
+    with testing.sim_server() as url:
+        check = statement_check_from_url(url)
+        assert check is not None
+        assert check([sorry_snippet(h, GOOD) for h in headers]) == ["integrity", "integrity", "integrity", "sorry"]

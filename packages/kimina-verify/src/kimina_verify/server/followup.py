@@ -9,6 +9,8 @@ statement: the server's Lean environment does not change while it runs).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import secrets
 import time
 from collections import OrderedDict
@@ -20,12 +22,21 @@ from kimina_verify.server.repl import ReplOutOfStep, ReplProcess
 ANSWER_VERSION = 1
 
 
+class _ElaborationFailed(Exception):
+    """The REPL elaborating a statement others wait for failed; they elaborate it themselves."""
+
+
 class StatementCache:
-    """Dataset statements' facts by (header, theorem, statement text), least recently used dropped first."""
+    """Dataset statements' facts by (header, theorem, statement text), least recently used dropped first.
+
+    The samples of one prompt arrive together: while one REPL elaborates a statement, others asking for it wait for
+    that answer (`pending`) instead of elaborating it again.
+    """
 
     def __init__(self, max_entries: int = 4096) -> None:
         self.max_entries = max_entries
         self._facts: OrderedDict[tuple[str, str, str], TargetFacts] = OrderedDict()
+        self.pending: dict[tuple[str, str, str], asyncio.Future[TargetFacts]] = {}
 
     def get(self, key: tuple[str, str, str]) -> TargetFacts | None:
         """The cached facts for `key`, if any."""
@@ -66,6 +77,28 @@ async def statement_facts(
     cached = cache.get(key)
     if cached is not None:
         return cached
+    elsewhere = cache.pending.get(key)
+    if elsewhere is not None:
+        with contextlib.suppress(_ElaborationFailed):  # that REPL failed: elaborate it here
+            return await asyncio.shield(elsewhere)
+    future: asyncio.Future[TargetFacts] = asyncio.get_running_loop().create_future()
+    cache.pending[key] = future
+    try:
+        facts = await _elaborate(repl, base_env, checks, timeout)
+    except BaseException:
+        future.set_exception(_ElaborationFailed())
+        future.exception()  # retrieved, so that nobody waiting is no error
+        raise
+    finally:
+        if cache.pending.get(key) is future:
+            del cache.pending[key]
+    future.set_result(facts)
+    cache.put(key, facts)
+    return facts
+
+
+async def _elaborate(repl: ReplProcess, base_env: int, checks: ChecksRequest, timeout: float) -> TargetFacts:
+    assert checks.statement is not None
     reply = await repl.run({"cmd": checks.statement, "env": base_env}, timeout)
     errors = [str(m.get("data", "")) for m in reply.get("messages") or () if m.get("severity") == "error"]
     env = reply.get("env")
@@ -77,7 +110,6 @@ async def statement_facts(
         found = await confirm(repl, env, checks.theorem, timeout)
         assert found is not None
         facts = found
-    cache.put(key, facts)
     return facts
 
 
