@@ -9,6 +9,7 @@ fallback, a `#print axioms` command is appended for each theorem whose axioms mu
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from kimina_verify.axioms import print_axioms_command
@@ -112,15 +113,20 @@ def build_check_code(
 
 def _checks_request(model: LeanCode, dataset: LeanCode | None, theorem: str | None) -> ChecksRequest | None:
     """What to check in Lean: the target by full name, and the statement it must have (imports off, `sorry` proof)."""
-    from kimina_verify.server.snippet import split_snippet
-
     if dataset is None:
         target = model.target(theorem)
         return ChecksRequest(target.name) if target is not None and target.name is not None else None
-    expected = dataset.target(theorem)
+    return _statement_request(dataset.text, theorem)
+
+
+@functools.lru_cache(maxsize=4096)
+def _statement_request(text: str, theorem: str | None) -> ChecksRequest | None:
+    """The checks of a dataset statement's theorem (cached: a statement repeats across its samples)."""
+    from kimina_verify.server.snippet import split_snippet
+
+    expected = LeanCode.shared(text).target(theorem)
     if expected is None or expected.name is None:
         return None
-    text = dataset.text
     statement = text[: expected.proof_start] if expected.proof_start is not None else text + " :="
     return ChecksRequest(expected.name, split_snippet(statement + " by\n  sorry\n").body)
 
