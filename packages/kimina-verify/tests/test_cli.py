@@ -143,3 +143,14 @@ def test_entry_point_lint_is_fast_and_does_not_load_the_client(tmp_path: Path) -
     done = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"id": 1, "ok": True, "violations": []}
+
+
+def test_lint_rows_that_cannot_be_encoded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A lone surrogate (in the code or the id) is that row's verdict, and the output stays valid JSON."""
+    rows = [{"id": "\ud800", "code": GOOD.replace("norm_num", "norm_num -- \ud800")}, {"id": "ok", "code": GOOD}]
+    code, out, _ = run(["lint", str(write_rows(tmp_path / "rows.jsonl", rows))], capsys)
+    assert code == EXIT_FAILED
+    assert out == [
+        {"id": "\ud800", "ok": False, "violations": ["text_encoding"]},
+        {"id": "ok", "ok": True, "violations": []},
+    ]
