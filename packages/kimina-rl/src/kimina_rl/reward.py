@@ -27,8 +27,8 @@ async def compute_score(
     verl's `naive` reward manager awaits this once per sample, many samples at a time; the calls of a worker process
     share one verification client and are batched together. A `sorry`, an integrity violation, a Lean error or a
     timeout scores 0; a server that stays unreachable for `kimina_rl.verifier.infra_retry_s` raises instead. A
-    response holding text UTF-8 cannot encode (a lone surrogate) or a control character scores 0 with verdict
-    `integrity`, that sample alone.
+    response holding text UTF-8 cannot encode (a lone surrogate), or code holding NUL or control characters, scores
+    0 with verdict `integrity`, that sample alone.
 
     Args:
         data_source: The row's `data_source`.

@@ -126,18 +126,24 @@ class Attempt:
 
 
 def unencodable_attempt(text: str, settings: Settings) -> Attempt | None:
-    """The attempt for a response whose text cannot be encoded (lone surrogates, NUL, control characters), else None.
+    """The attempt for a response UTF-8 cannot encode (it holds a lone surrogate), else None.
 
     Its verdict is `integrity` (kimina-verify's `text_encoding`) and its format verdict is that of the text with the
-    bad characters replaced, so one bad sample gets a score of 0 instead of raising for the whole batch.
+    surrogates replaced, so one such sample scores 0 instead of raising for the whole batch. (Other characters Lean
+    cannot take, NUL or control characters in the code, get the same verdict from the verifier.)
     """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return None
     from kimina_format import check_format
     from kimina_verify import Verdict
     from kimina_verify.hygiene import safe_text, text_violation
 
     violation = text_violation(text, "the response")
-    if violation is None:
-        return None
+    assert violation is not None  # a lone surrogate is one
     verdict_format = check_format(safe_text(text), config=settings.format_config())
     return Attempt(text, verdict_format, Verdict.integrity([violation]))
 
