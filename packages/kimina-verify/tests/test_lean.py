@@ -140,7 +140,10 @@ def test_real_repl_reproduces_its_v4_15_transcripts() -> None:
 # --- the checks run in Lean (lean_checks): what lean-repl-sim assumes about Lean v4.15, on the real thing -------
 
 STATEMENT = HEADER + "theorem target (x : ℝ) (h₀ : 0 < x) : Real.log (x ^ 2) = 2 * Real.log x := by\n  sorry\n"
-PROOF = HEADER + "theorem target (x : ℝ) (h₀ : 0 < x) : Real.log (x ^ 2) = 2 * Real.log x := by\n  rw [Real.log_pow]\n  norm_num\n"
+PROOF = (
+    HEADER
+    + "theorem target (x : ℝ) (h₀ : 0 < x) : Real.log (x ^ 2) = 2 * Real.log x := by\n  rw [Real.log_pow]\n  norm_num\n"
+)
 
 
 def checked(url: str, code: str) -> Any:
