@@ -120,8 +120,8 @@ class Lexed:
 
     Attributes:
         source: The text lexed.
-        stripped: `source` with comments and literal contents blanked (newlines kept) and `«»` escapes removed from
-            names, offsets unchanged.
+        stripped: `source` with comments and literal contents blanked (newlines kept) and the `«»` of names turned
+            into spaces, offsets unchanged.
         tokens: The tokens, comments and whitespace dropped.
         comments: The comments, in order.
         problems: Where Lean may read the source differently, or a comment, string or name never ends.
@@ -358,7 +358,8 @@ class _Lexer:
         escaped = "«" in text
         if escaped:
             text = text.replace("«", "").replace("»", "")
-            self.edits.append((i, end, text.ljust(end - i)))
+            # In the stripped copy the guillemets become spaces, in place: offsets and newlines stay.
+            self.edits.append((i, end, src[i:end].replace("«", " ").replace("»", " ")))
         self.emit("ident", i, end, text, escaped=escaped)
         self.before = "word"
         return end
