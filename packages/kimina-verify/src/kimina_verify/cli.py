@@ -159,7 +159,7 @@ def _add_input_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help=f"also allow `set_option NAME` (allowed: {', '.join(sorted(DEFAULT_ALLOWED_OPTIONS))}, linter.*, pp.*)",
+        help=f"also allow `set_option NAME` (allowed: {', '.join(sorted(DEFAULT_ALLOWED_OPTIONS))}, linter.*)",
     )
 
 
