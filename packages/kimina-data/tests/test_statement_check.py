@@ -86,3 +86,18 @@ def test_the_server_comes_from_lean_server_api_url(monkeypatch: pytest.MonkeyPat
         monkeypatch.setenv("LEAN_SERVER_API_URL", url)
         check = statement_check_from_url(None)  # no verify_url: the variable kimina-client reads names the server
         assert check is not None and check([sorry_snippet(HEADER, GOOD)]) == ["sorry"]
+
+
+def test_headers_pass_kimina_verifys_header_rules_before_lean() -> None:
+    """A header from a dataset row or a Gemini variant reaches Lean only if `check_header` allows it."""
+    testing = pytest.importorskip("kimina_verify.testing", reason="kimina-verify's test server is not available")
+    headers = [
+        "import Mathlib\nset_option debug.skipKernelTC true\n\n",
+        'import Mathlib\n#eval IO.Process.run {cmd := "id"}\n\n',
+        "import Lake\n\n",
+        "import Mathlib\nset_option maxHeartbeats 400000\nopen Real\n\n",  # the look-alike: allowed
+    ]
+    with testing.sim_server() as url:
+        check = statement_check_from_url(url)
+        assert check is not None
+        assert check([sorry_snippet(h, GOOD) for h in headers]) == ["integrity", "integrity", "integrity", "sorry"]

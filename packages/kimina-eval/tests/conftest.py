@@ -112,7 +112,7 @@ def _lean_answer(code: str) -> dict[str, Any]:
         if "-- sim: error" in line:
             messages.append({"severity": "error", "data": line.split("-- sim: error", 1)[1].strip(), **position})
         elif line.startswith("#print axioms "):
-            name = line.removeprefix("#print axioms ").strip()
+            name = line.removeprefix("#print axioms ").strip().removeprefix("_root_.")  # Lean names the constant
             data = f"'{name}' depends on axioms: [propext, Classical.choice, Quot.sound]"
             messages.append({"severity": "info", "data": data, **position})
     response: dict[str, Any] = {"env": 0}

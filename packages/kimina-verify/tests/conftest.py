@@ -61,11 +61,11 @@ def _server_header_lines(lines: list[str]) -> int:
     return count
 
 
-def _message(severity: str, line: int, data: str) -> dict[str, Any]:
+def _message(severity: str, line: int, data: str, column: int = 2) -> dict[str, Any]:
     return {
         "severity": severity,
-        "pos": {"line": line, "column": 2},
-        "endPos": {"line": line, "column": 8},
+        "pos": {"line": line, "column": column},
+        "endPos": {"line": line, "column": column + 6},
         "data": data,
     }
 
@@ -100,13 +100,14 @@ def lean_answer(code: str, *, timeout: float, infotree: str | None, positions: s
             messages.append(_message("warning", number - shift, "declaration uses `sorry`"))
     for number, line in enumerate(lines, start=1):
         if line.startswith("#print axioms "):
-            name = line.removeprefix("#print axioms ").strip()
+            # Lean names the constant itself, without the `_root_.` it was asked with.
+            name = line.removeprefix("#print axioms ").strip().removeprefix("_root_.")
             data = (
                 f"'{name}' depends on axioms: [{', '.join(axioms)}]"
                 if axioms
                 else f"'{name}' does not depend on any axioms"
             )
-            messages.append(_message("info", number - shift, data))
+            messages.append(_message("info", number - shift, data, column=0))
     response: dict[str, Any] = {"env": 0}
     if messages:
         response["messages"] = messages
@@ -146,6 +147,8 @@ class StandIn:
     api_key: str | None = None
     requests: int = 0
     snippets: list[str] = field(default_factory=list)
+    extensions: list[str] = field(default_factory=list)  # what /health claims (it never answers kimina_checks)
+    checks: list[Any] = field(default_factory=list)  # the kimina_checks fields received, one per snippet
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
@@ -153,6 +156,8 @@ class StandIn:
         self.delay_s, self.v1_only, self.positions, self.api_key = 0.0, False, "file", None
         self.requests = 0
         self.snippets.clear()
+        self.extensions.clear()
+        self.checks.clear()
 
 
 def build_app(state: StandIn) -> FastAPI:
@@ -160,7 +165,7 @@ def build_app(state: StandIn) -> FastAPI:
 
     @app.get("/health")
     def health() -> dict[str, Any]:
-        return {"status": "ok", "lean_version": "standin-v4.15.0"}
+        return {"status": "ok", "lean_version": "standin-v4.15.0", "extensions": state.extensions}
 
     def gate(request: Request, codes: list[str]) -> JSONResponse | None:
         with state.lock:
@@ -183,6 +188,8 @@ def build_app(state: StandIn) -> FastAPI:
         snippets = body["snippets"]
         if (failure := gate(request, [s["code"] for s in snippets])) is not None:
             return failure
+        with state.lock:
+            state.checks.extend(s.get("kimina_checks") for s in snippets)
         timeout, infotree = body.get("timeout", 30), body.get("infotree")
         return {
             "results": [

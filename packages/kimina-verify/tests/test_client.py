@@ -75,7 +75,7 @@ async def test_statement_is_enforced_end_to_end(standin: StandIn) -> None:
     assert len(standin.snippets) == 1
     sent = standin.snippets[0]
     assert sent.startswith("import Mathlib\nimport Aesop\nset_option maxHeartbeats 400000\nopen Real")
-    assert "lemma helper" in sent and sent.rstrip().endswith("#print axioms target")
+    assert "lemma helper" in sent and sent.rstrip().endswith("#print axioms _root_.target")
 
 
 async def test_server_down_is_infra_after_retries(dead_url: str, caplog: pytest.LogCaptureFixture) -> None:

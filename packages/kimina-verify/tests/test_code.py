@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kimina_format.lean_lexer import lex, strip_comments_and_strings
 from kimina_verify import LeanCode, build_check_code, normalize_imports
-from kimina_verify.lexer import lex, strip_comments_and_strings
 
 HEADER = (
     "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nopen BigOperators Real Nat Topology Rat\n\n"
@@ -43,10 +43,10 @@ def test_strip_keeps_line_structure() -> None:
     assert strip_comments_and_strings(source).count("\n") == source.count("\n")
 
 
-def test_interpolated_strings_keep_their_code_visible() -> None:
-    stripped = strip_comments_and_strings('def s := s!"value {sorry} here"')
-    assert "sorry" in stripped
-    assert "value" not in stripped
+def test_strings_that_may_be_interpolated_are_ambiguous() -> None:
+    lexed = lex('def s := s!"value {sorry} here"')
+    assert [p.kind for p in lexed.problems] == ["ambiguous"]
+    assert "value" not in lexed.stripped
 
 
 def test_primes_in_identifiers_are_not_char_literals() -> None:
@@ -63,8 +63,8 @@ def test_escaped_identifiers_are_unescaped() -> None:
 
 
 def test_unterminated_comment_and_string_are_reported() -> None:
-    assert lex("theorem t := by /- never closed").unterminated == (("comment", 16),)
-    assert lex('def s := "open').unterminated == (("string", 9),)
+    assert [(p.kind, p.offset) for p in lex("theorem t := by /- never closed").problems] == [("unterminated", 16)]
+    assert [(p.kind, p.offset) for p in lex('def s := "open').problems] == [("unterminated", 9)]
 
 
 def test_lexer_is_linear_on_hostile_input() -> None:
@@ -182,7 +182,7 @@ def test_assembly_keeps_helper_lemmas_and_uses_the_dataset_header() -> None:
     assert text.startswith("import Mathlib\nimport Aesop\nset_option maxHeartbeats 400000\n")
     assert "open BigOperators Real Nat Topology Rat\nopen Real\n" in text
     assert "lemma helper" in text and "nlinarith [helper x h]" in text
-    assert text.rstrip().endswith("#print axioms main")
+    assert text.rstrip().endswith("#print axioms _root_.main")
     assert check.axioms_checks == ((len(text.split("\n")), "main"),)
     assert check.server_header_lines == 2
 

@@ -27,7 +27,7 @@ ATTACKS = [
     ("sorry", "theorem t : 1 = 2 := by\n  exact (sorry : 1 = 2)"),
     ("sorry", "theorem t : 1 = 2 := by exact «sorry»"),
     ("sorry", "def f : ℕ → ℕ\n  | n => f n\ndecreasing_by sorry"),
-    ("sorry", 'def s : String := s!"{(sorry : Nat)}"'),
+    ("lexer_ambiguous", 'def s : String := s!"{(sorry : Nat)}"'),
     ("admit", "theorem t : 1 = 2 := by admit"),
     ("sorry_ax", "theorem t : 1 = 2 := sorryAx _ false"),
     ("sorry_ax", "theorem t : 1 = 2 := _root_.sorryAx _ false"),
@@ -83,7 +83,7 @@ LOOKALIKES = [
     "theorem t (run_cmd_count : ℕ) : True := trivial",
     "#check Nat.add_comm\n#reduce 2 + 2\ntheorem t : 1 = 1 := rfl",
     "set_option maxHeartbeats 400000 in\ntheorem t : 1 = 1 := by\n  set_option maxRecDepth 10000 in\n  rfl",
-    "set_option linter.unusedVariables false\nset_option pp.all true\ntheorem t : 1 = 1 := rfl",
+    "set_option linter.unusedVariables false\nset_option maxRecDepth 2000\ntheorem t : 1 = 1 := rfl",
     "theorem t : 1 = 1 := by\n  native_decide",
     "theorem t : 2 + 2 = 4 := by decide",
     "theorem t (n : ℕ) (h : n = 1) : n ^ 2 = 1 := by\n  haveI := Classical.propDecidable\n  subst h; rfl",
@@ -243,17 +243,27 @@ def test_reformatting_real_statements_keeps_them_equal(minif2f_rows: list[dict[s
     fillers = [" ", "\n  ", "  /- c -/ ", " -- c\n "]
     for row in minif2f_rows:
         statement = row["header"] + row["formal_statement"]
-        target = LeanCode(statement).target()
-        assert target is not None
-        name, tokens = row["name"], list(target.statement)
-        reformatted = f"theorem {name} " + "".join(t + rng.choice(fillers) for t in tokens) + ":= by\n  simp"
+        lean = LeanCode(statement)
+        target = lean.target()
+        assert target is not None and target.proof_start is not None
+        name = row["name"]
+        tokens = [t for t in lean.lexed.tokens if target.start < t.start < target.proof_start - 2][1:]
+        # Spacing and comments may go between tokens, not inside a symbol run (`⁻¹'` is one token to Lean), and no
+        # comment right after Mathlib's `⁻¹'` (without Mathlib, Lean would read on inside it: the lexer refuses it).
+        parts = []
+        for tok, nxt in zip(tokens, [*tokens[1:], None], strict=True):
+            glued = nxt is not None and nxt.start == tok.end and tok.kind == nxt.kind == "symbol"
+            filler = rng.choice(fillers[:2] if tok.text == "'" else fillers)
+            parts.append(statement[tok.start : tok.end] + ("" if glued else filler))
+        reformatted = f"theorem {name} " + "".join(parts) + ":= by\n  simp"
         assert codes(reformatted, statement) == [], name
-        numbers = [i for i, t in enumerate(tokens) if t.isascii() and t.isdigit()]
+        texts = list(target.statement)
+        numbers = [i for i, t in enumerate(texts) if t.isascii() and t.isdigit()]
         if numbers:
             i = rng.choice(numbers)
-            tokens[i] = str(int(tokens[i]) + 1)
-            changed = f"theorem {name} " + " ".join(tokens) + " := by\n  simp"
-            assert codes(changed, statement) == ["statement_mismatch"], name
+            texts[i] = str(int(texts[i]) + 1)
+            changed = f"theorem {name} " + " ".join(texts) + " := by\n  simp"
+            assert "statement_mismatch" in codes(changed, statement), name
 
 
 # --- real data ---------------------------------------------------------------------------------------------------

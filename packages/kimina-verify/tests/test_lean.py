@@ -135,3 +135,65 @@ def test_real_repl_reproduces_its_v4_15_transcripts() -> None:
             timeout=600,
         )
         assert done.stdout == row["expected_output"], row["case"]
+
+
+# --- the checks run in Lean (lean_checks): what lean-repl-sim assumes about Lean v4.15, on the real thing -------
+
+STATEMENT = HEADER + "theorem target (x : ℝ) (h₀ : 0 < x) : Real.log (x ^ 2) = 2 * Real.log x := by\n  sorry\n"
+PROOF = (
+    HEADER
+    + "theorem target (x : ℝ) (h₀ : 0 < x) : Real.log (x ^ 2) = 2 * Real.log x := by\n  rw [Real.log_pow]\n  norm_num\n"
+)
+
+
+def checked(url: str, code: str) -> Any:
+    from kimina_verify import build_check_code, verdict_from_result
+
+    check = build_check_code(code, STATEMENT, lean_checks=True)
+    assert check.checks is not None
+    snippet = {"id": "0", "code": check.text, "kimina_checks": check.checks.to_json()}
+    response = httpx.post(f"{url}/api/check", json={"snippets": [snippet], "timeout": 300}, timeout=1800)
+    assert response.status_code == 200, response.text
+    (result,) = response.json()["results"]
+    return result, verdict_from_result(result, check)
+
+
+def test_checks_in_lean_accept_a_real_proof(url: str) -> None:
+    from kimina_verify import VerdictKind, VerifyItem, verify_sync
+
+    (verdict,) = verify_sync([VerifyItem(PROOF, STATEMENT)], url=url, timeout=300)
+    assert verdict.kind is VerdictKind.VALID and verdict.lean_checks, verdict.detail
+    result, direct = checked(url, PROOF)
+    answer = result["kimina_checks"]
+    # The options exist (no error), the kind, the full type and the axioms are read from Lean's own output.
+    assert answer["target"]["errors"] == [] and answer["target"]["kind"] == "theorem"
+    assert answer["target"]["type"] == answer["statement"]["type"] and "@Eq" in answer["target"]["type"]
+    assert "⋯" not in answer["target"]["type"] and direct.ok
+
+
+def test_checks_in_lean_see_a_shadowed_statement(url: str) -> None:
+    shadowed = HEADER + (
+        "namespace Hack\nnoncomputable def Real.log (x : ℝ) : ℝ := 0\n\n"
+        "theorem _root_.target (x : ℝ) (h₀ : 0 < x) : Real.log (x ^ 2) = 2 * Real.log x := by\n"
+        "  simp [Real.log]\n\nend Hack\n"
+    )
+    _, verdict = checked(url, shadowed)
+    assert verdict.violations[0].code == "type_mismatch", verdict.detail
+
+
+def test_checks_in_lean_see_a_def_and_a_missing_theorem(url: str) -> None:
+    as_def = PROOF.replace("theorem target", "noncomputable def target")
+    assert checked(url, as_def)[1].violations[0].code == "target_not_theorem"
+    in_namespace = PROOF.replace("theorem target", "namespace N\ntheorem target") + "end N\n"
+    assert checked(url, in_namespace)[1].violations[0].code == "target_missing"
+
+
+def test_a_reply_printed_by_the_snippet_is_caught(url: str) -> None:
+    """Code run by the snippet (past the static rules, sent directly) prints a reply before the REPL's own."""
+    forger = HEADER + '#eval IO.print "{\\"env\\": 1}\\n\\n"\n\ntheorem t : True := trivial\n'
+    honest = HEADER + "theorem t : True := trivial\n"
+    snippets = [{"id": "f", "code": forger}, {"id": "h", "code": honest}]
+    response = httpx.post(f"{url}/api/check", json={"snippets": snippets, "timeout": 300}, timeout=1800)
+    forged, fine = response.json()["results"]
+    assert forged["error"].startswith("integrity:"), forged
+    assert "messages" not in fine["response"], fine

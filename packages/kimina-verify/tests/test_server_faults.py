@@ -75,10 +75,11 @@ def test_crash_hang_and_garbage_fail_only_their_snippets(server: ServerThread) -
     assert "crashed" in found[0]["error"] and "Stack overflow" in found[0]["error"]
     assert found[1]["response"]["env"] >= 1
     assert found[2]["error"] == "Lean REPL command timed out in 1.0 seconds"
-    assert found[3]["error"].startswith("Lean REPL printed output that is not a JSON reply")
+    # Output that is not the reply, on a fresh REPL too, is the snippet's doing: only code it runs can print it.
+    assert found[3]["error"].startswith("integrity: the Lean REPL's replies were out of step")
     assert "sorries" in found[4]["response"]
     restarts = server.app.state.pool.metrics.restarts
-    assert restarts["crash"] == 1 and restarts["timeout"] == 1 and restarts["garbage"] == 1
+    assert restarts["crash"] == 1 and restarts["timeout"] == 1 and restarts["out_of_step"] == 2
     assert_healthy(server.url)
 
 
@@ -98,7 +99,8 @@ def test_repl_over_its_memory_limit() -> None:
 def test_repl_replaced_after_max_uses() -> None:
     with ServerThread(sim_settings(max_repls=1, max_repl_uses=3)) as server:
         found = [results(server.url, [f"def a{i} := {i}"])[0] for i in range(7)]
-        assert [r["response"]["env"] for r in found] == [1, 2, 3, 1, 2, 3, 1]
+        # Each snippet's environment, then the follow-up command's that confirms the reply was its own.
+        assert [r["response"]["env"] for r in found] == [1, 3, 5, 1, 3, 5, 1]
         assert server.app.state.pool.metrics.restarts["uses"] == 2
 
 

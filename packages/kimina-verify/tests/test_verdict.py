@@ -144,6 +144,23 @@ def test_a_forged_axioms_message_elsewhere_is_ignored() -> None:
     assert verdict.kind is VerdictKind.INTEGRITY
 
 
+def test_a_trace_spelled_like_the_answer_makes_the_answer_unreadable() -> None:
+    """Fallback mode: a `trace` of "'t' does not depend on any axioms" placed where calibration may read it."""
+    check = build_check_code(CODE)
+    real = answer(check, "'t' depends on axioms: [propext, sorryAx]")
+    line = real["response"]["messages"][0]["pos"]["line"]
+    forged = msg("info", "'t' does not depend on any axioms", line=line - check.server_header_lines)
+    real["response"]["messages"].append(forged)
+    verdict = verdict_from_result(real, check)
+    assert (verdict.kind, verdict.violations[0].code) == (VerdictKind.INTEGRITY, "axioms_unchecked")
+
+
+def test_the_answer_must_name_the_theorem_asked_about() -> None:
+    check = build_check_code(CODE)
+    verdict = verdict_from_result(answer(check, "'other' does not depend on any axioms"), check)
+    assert verdict.kind is VerdictKind.INTEGRITY
+
+
 # --- positions ---------------------------------------------------------------------------------------------------
 
 MODEL = "import Mathlib\nimport Aesop\n\n-- a comment\n\ntheorem t : 2 + 2 = 4 := by\n  norm_num\n  linarith\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kimina_rl.scoring import Problem, reward_info
+from kimina_rl.scoring import Problem, reward_info, unencodable_attempt
 from kimina_rl.service import scorer_for
 from kimina_rl.settings import Settings
 
@@ -26,7 +26,9 @@ async def compute_score(
 
     verl's `naive` reward manager awaits this once per sample, many samples at a time; the calls of a worker process
     share one verification client and are batched together. A `sorry`, an integrity violation, a Lean error or a
-    timeout scores 0; a server that stays unreachable for `kimina_rl.verifier.infra_retry_s` raises instead.
+    timeout scores 0; a server that stays unreachable for `kimina_rl.verifier.infra_retry_s` raises instead. A
+    response holding text UTF-8 cannot encode (a lone surrogate), or code holding NUL or control characters, scores
+    0 with verdict `integrity`, that sample alone.
 
     Args:
         data_source: The row's `data_source`.
@@ -57,6 +59,6 @@ async def compute_score(
     settings = Settings.from_mapping({key: kwargs[key] for key in _SETTINGS_KEYS if key in kwargs})
     problem = Problem.from_row(data_source, ground_truth, extra_info)
     scorer = scorer_for(settings)
-    attempt = await scorer.attempt(solution_str, problem)
+    attempt = unencodable_attempt(solution_str, settings) or await scorer.attempt(solution_str, problem)
     await scorer.record(problem, attempt.solved)
     return reward_info(attempt)

@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     from kimina_format import FormatVerdict
     from kimina_verify import Verdict
 
+    from kimina_rl.settings import Settings
+
 REWARD_KEYS = (
     "score",
     "acc",
@@ -74,7 +76,8 @@ class Problem:
         full = str(info.get("header") or "") + str(statement)
         problem_id = next((str(info[key]) for key in _ID_KEYS if info.get(key) not in (None, "")), None)
         if problem_id is None:
-            problem_id = "sha256:" + hashlib.sha256(full.encode()).hexdigest()[:16]
+            # `surrogatepass`: text UTF-8 cannot encode gets its verdict from the verifier, not an exception here.
+            problem_id = "sha256:" + hashlib.sha256(full.encode("utf-8", errors="surrogatepass")).hexdigest()[:16]
         informal = info.get("informal_problem")
         split = str(info.get("split") or "").lower()
         return cls(
@@ -120,6 +123,29 @@ class Attempt:
     def fixable(self) -> bool:
         """Worth a fix turn: the format holds but Lean refused the proof (not an infrastructure failure)."""
         return self.format.ok and self.verdict is not None and not self.verdict.ok and not self.verdict.is_infra
+
+
+def unencodable_attempt(text: str, settings: Settings) -> Attempt | None:
+    """The attempt for a response UTF-8 cannot encode (it holds a lone surrogate), else None.
+
+    Its verdict is `integrity` (kimina-verify's `text_encoding`) and its format verdict is that of the text with the
+    surrogates replaced, so one such sample scores 0 instead of raising for the whole batch. (Other characters Lean
+    cannot take, NUL or control characters in the code, get the same verdict from the verifier.)
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return None
+    from kimina_format import check_format
+    from kimina_verify import Verdict
+    from kimina_verify.hygiene import safe_text, text_violation
+
+    violation = text_violation(text, "the response")
+    assert violation is not None  # a lone surrogate is one
+    verdict_format = check_format(safe_text(text), config=settings.format_config())
+    return Attempt(text, verdict_format, Verdict.integrity([violation]))
 
 
 def reward_info(final: Attempt, first: Attempt | None = None, *, fix_reward_scale: float = 1.0) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from kimina_verify.assembly import CheckCode, build_check_code
 from kimina_verify.code import Declaration, LeanCode, normalize_imports
 from kimina_verify.feedback import render_feedback
+from kimina_verify.header import check_header, statement_header
 from kimina_verify.integrity import IntegrityPolicy, Violation, check_integrity
 from kimina_verify.result import ServerResult
 from kimina_verify.verdict import LeanMessage, Verdict, VerdictKind, verdict_from_result
@@ -53,9 +54,11 @@ __all__ = [
     "Violation",
     "__version__",
     "build_check_code",
+    "check_header",
     "check_integrity",
     "normalize_imports",
     "render_feedback",
+    "statement_header",
     "verdict_from_result",
     "verify_sync",
 ]

@@ -2,16 +2,19 @@
 
 Upstream re-assembled `formal_statement + tail after ':= by'`, discarding everything the model wrote before the main
 theorem. Here the whole block body is kept; the header comes from the dataset statement (so the statement is
-elaborated in the context it was written for), extended by the model's own extra `open`/`set_option` lines, and a
-`#print axioms` command is appended for each theorem whose axioms must be checked.
+elaborated in the context it was written for), extended by the model's own extra `open`/`set_option` lines. The
+target is checked in Lean by separate commands (`lean_checks`, with a server that runs them); otherwise, as a
+fallback, a `#print axioms` command is appended for each theorem whose axioms must be checked.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from kimina_verify.axioms import print_axioms_command
 from kimina_verify.code import THEOREM_KEYWORDS, LeanCode, normalize_imports
+from kimina_verify.lean_checks import ChecksRequest
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,7 @@ class CheckCode:
         axioms_checks: (line in `text`, theorem name) for each appended `#print axioms` command.
         server_header_lines: Leading blank/`import` lines of `text`, which a kimina-lean-server strips off before
             running the body (some server versions report positions relative to the body).
+        checks: The checks to run in Lean after `text` (then nothing is appended to it), or None.
     """
 
     source: str
@@ -33,6 +37,7 @@ class CheckCode:
     line_map: tuple[int | None, ...]
     axioms_checks: tuple[tuple[int, str], ...]
     server_header_lines: int
+    checks: ChecksRequest | None = None
 
     def source_line(self, line: int) -> int | None:
         """Map a 1-based line of `text` to the model's own line, or None when it is not the model's."""
@@ -47,6 +52,7 @@ def build_check_code(
     *,
     theorem: str | None = None,
     print_axioms: bool = True,
+    lean_checks: bool = False,
 ) -> CheckCode:
     """Assemble the code to verify from a model's code block and, optionally, the dataset's formal statement.
 
@@ -56,7 +62,9 @@ def build_check_code(
             replaces the model's; the model's extra `open`/`set_option` lines are kept after it.
         theorem: Name of the theorem whose axioms to check; default: the formal statement's theorem, else every
             top-level `theorem`/`lemma` of the code.
-        print_axioms: Append `#print axioms` commands.
+        print_axioms: Check axioms: append `#print axioms` commands, or with `lean_checks` ask for the checks in Lean.
+        lean_checks: Ask the server to check the target in Lean after the code (its kind, its type against the
+            formal statement's, its axioms) instead of appending anything.
 
     Returns:
         The code to send and the line map back to the model's code.
@@ -89,7 +97,8 @@ def build_check_code(
         emit(line, model.body_start_line + offset)
 
     checks: list[tuple[int, str]] = []
-    if print_axioms:
+    request = _checks_request(model, dataset, theorem) if print_axioms and lean_checks else None
+    if print_axioms and request is None:
         while lines and not lines[-1].strip():
             lines.pop()
             line_map.pop()
@@ -98,7 +107,28 @@ def build_check_code(
             emit(print_axioms_command(name), None)
             checks.append((len(lines), name))
     text = "\n".join(lines)
-    return CheckCode(model.text, text, tuple(line_map), tuple(checks), LeanCode(text).server_header_line_count)
+    header_lines = LeanCode(text).server_header_line_count
+    return CheckCode(model.text, text, tuple(line_map), tuple(checks), header_lines, request)
+
+
+def _checks_request(model: LeanCode, dataset: LeanCode | None, theorem: str | None) -> ChecksRequest | None:
+    """What to check in Lean: the target by full name, and the statement it must have (imports off, `sorry` proof)."""
+    if dataset is None:
+        target = model.target(theorem)
+        return ChecksRequest(target.name) if target is not None and target.name is not None else None
+    return _statement_request(dataset.text, theorem)
+
+
+@functools.lru_cache(maxsize=4096)
+def _statement_request(text: str, theorem: str | None) -> ChecksRequest | None:
+    """The checks of a dataset statement's theorem (cached: a statement repeats across its samples)."""
+    from kimina_verify.server.snippet import split_snippet
+
+    expected = LeanCode.shared(text).target(theorem)
+    if expected is None or expected.name is None:
+        return None
+    statement = text[: expected.proof_start] if expected.proof_start is not None else text + " :="
+    return ChecksRequest(expected.name, split_snippet(statement + " by\n  sorry\n").body)
 
 
 def _header_sources(model: LeanCode) -> dict[str, int]:

@@ -8,10 +8,14 @@ _DEPENDS = re.compile(r"^'(?P<name>.+?)' depends on axioms: \[(?P<axioms>.*)\]\s
 _NONE = re.compile(r"^'(?P<name>.+?)' does not depend on any axioms\s*$", re.DOTALL)
 
 
+def lean_name(name: str) -> str:
+    """`name` as Lean source: each component escaped with «» where needed (`my thm.x` is `«my thm».x`)."""
+    return ".".join(p if re.fullmatch(r"[^\s.«»]+", p) else f"«{p}»" for p in name.split("."))
+
+
 def print_axioms_command(name: str) -> str:
-    """The Lean command that lists the axioms `name` depends on (the name escaped with «» where needed)."""
-    parts = [p if re.fullmatch(r"[^\s.«»]+", p) else f"«{p}»" for p in name.split(".")]
-    return "#print axioms " + ".".join(parts)
+    """The Lean command that lists the axioms `name` depends on, resolved from the root whatever scope is open."""
+    return "#print axioms _root_." + lean_name(name)
 
 
 def parse_axioms(data: str) -> tuple[str, tuple[str, ...]] | None:

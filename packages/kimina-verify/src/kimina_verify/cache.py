@@ -33,11 +33,12 @@ CREATE TABLE IF NOT EXISTS results (
 """
 
 
-def cache_key(code: str, lean_env: str, *, infotree: str | None = None) -> str:
-    """Hash identifying a Lean result: the exact code sent, the Lean environment id, and the infotree level."""
+def cache_key(code: str, lean_env: str, *, infotree: str | None = None, checks: str = "") -> str:
+    """Hash identifying a Lean result: the code sent, the Lean environment id, the infotree level, the checks asked."""
     digest = hashlib.sha256()
-    for part in (code, lean_env, infotree or ""):
-        digest.update(part.encode("utf-8"))
+    for part in (code, lean_env, infotree or "", checks):
+        # `surrogatepass`: a key never raises; text Lean cannot take is refused before it gets here anyway.
+        digest.update(part.encode("utf-8", errors="surrogatepass"))
         digest.update(b"\0")
     return digest.hexdigest()
 

@@ -78,7 +78,12 @@ def _policy(args: argparse.Namespace) -> IntegrityPolicy:
 
 
 def _emit(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    line = json.dumps(obj, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (in an id): JSON's own escapes, never a crash
+        line = json.dumps(obj)
+    sys.stdout.write(line + "\n")
 
 
 def run_lint(args: argparse.Namespace) -> int:
@@ -165,7 +170,7 @@ def _add_input_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help=f"also allow `set_option NAME` (allowed: {', '.join(sorted(DEFAULT_ALLOWED_OPTIONS))}, linter.*, pp.*)",
+        help=f"also allow `set_option NAME` (allowed: {', '.join(sorted(DEFAULT_ALLOWED_OPTIONS))}, linter.*)",
     )
 
 

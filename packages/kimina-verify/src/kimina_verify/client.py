@@ -3,12 +3,16 @@
 Per call: static integrity rules first (rejected code never reaches Lean), then the verdict cache, then the server in
 batches with bounded concurrency. Identical code in flight is sent once, whoever asked for it. Only infrastructure
 failures are retried, with exponential backoff; what is still failing afterwards comes back as an `infra` verdict.
+With a server that runs the checks in Lean (`kimina-verify serve`, `kimina_checks` in its `/health` extensions), the
+target's kind, type and axioms are checked by separate Lean commands; with any other server, `#print axioms` is
+appended to the code as before, and the verdicts say so (`lean_checks=False`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import logging
 import os
 import random
@@ -20,7 +24,8 @@ from typing import Any
 from kimina_verify.assembly import CheckCode, build_check_code
 from kimina_verify.cache import VerdictCache, cache_key
 from kimina_verify.code import LeanCode
-from kimina_verify.integrity import IntegrityPolicy, check_integrity
+from kimina_verify.integrity import SORRY_RULES, IntegrityPolicy, check_integrity
+from kimina_verify.lean_checks import EXTENSION
 from kimina_verify.result import ServerResult
 from kimina_verify.transport import Protocol, ServerRejectedError, Transport
 from kimina_verify.verdict import Positions, Verdict, VerdictKind, result_kind, verdict_from_result
@@ -28,8 +33,6 @@ from kimina_verify.verdict import Positions, Verdict, VerdictKind, result_kind, 
 logger = logging.getLogger(__name__)
 
 DEFAULT_URL = "http://localhost:8000"
-SORRY_RULES = frozenset({"sorry", "admit", "sorry_ax"})
-"""Integrity rules that `VerifyItem(allow_sorry=True)` skips."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ class VerifyItem:
 class _Job:
     key: str
     text: str
+    checks: dict[str, Any] | None
     future: asyncio.Future[tuple[ServerResult, bool]]
 
 
@@ -84,6 +88,9 @@ class Verifier:
         infotree: Ask the server for an infotree (`"original"`, ...) so feedback can show goals before errors.
         positions: How the server reports message lines (`auto` calibrates on our `#print axioms` line).
         protocol: `auto` (v2 `/api/check`, falling back to v1 `/verify`), `v2` or `v1`.
+        lean_checks: Check the target in Lean by separate commands (needs a server with the `kimina_checks`
+            extension); None (default) uses them when the server's `/health` lists the extension, and falls back to
+            an appended `#print axioms` otherwise, with a warning.
 
     Example:
         >>> async def main() -> None:  # doctest: +SKIP
@@ -111,6 +118,7 @@ class Verifier:
         infotree: str | None = None,
         positions: Positions = "auto",
         protocol: Protocol = "auto",
+        lean_checks: bool | None = None,
     ) -> None:
         if batch_size < 1 or max_concurrency < 1 or retries < 0:
             raise ValueError("batch_size and max_concurrency must be >= 1 and retries >= 0")
@@ -127,6 +135,9 @@ class Verifier:
         self.positions: Positions = positions
         self.cache = VerdictCache(cache) if isinstance(cache, str | Path) else cache
         self._lean_env = lean_env
+        self._lean_checks = lean_checks
+        self._extensions: frozenset[str] | None = None
+        self._warned_fallback = False
         self._semaphore = asyncio.Semaphore(max_concurrency)
         self._inflight: dict[str, asyncio.Future[tuple[ServerResult, bool]]] = {}
         self._transport = Transport(
@@ -160,14 +171,39 @@ class Verifier:
     async def lean_env(self) -> str | None:
         """The Lean environment id used in cache keys (asked from `/health` once), or None if the server is down."""
         if self._lean_env is None:
-            try:
-                health = await self.health()
-            except Exception as exc:  # a down server only means: no cache this time
-                logger.warning("cannot read %s/health (%s); verdict cache skipped for this call", self.url, exc)
-                return None
+            await self._read_health()
+        return self._lean_env
+
+    async def lean_checks(self) -> bool:
+        """Whether the target is checked in Lean by separate commands (asked from `/health` once when not set)."""
+        if self._lean_checks is not None:
+            return self._lean_checks
+        if self._extensions is None:
+            await self._read_health()
+        supported = self._extensions is not None and EXTENSION in self._extensions
+        if self._extensions is not None:
+            self._lean_checks = supported
+        if not supported and not self._warned_fallback:
+            self._warned_fallback = True
+            logger.warning(
+                "%s does not run the checks in Lean (no %s in /health's extensions): falling back to `#print axioms` "
+                "appended to the code; verdicts say lean_checks=False",
+                self.url,
+                EXTENSION,
+            )
+        return supported
+
+    async def _read_health(self) -> None:
+        try:
+            health = await self.health()
+        except Exception as exc:  # a down server only means: no cache (and no checks in Lean) this time
+            logger.warning("cannot read %s/health (%s); verdict cache skipped for this call", self.url, exc)
+            return
+        extensions = health.get("extensions")
+        self._extensions = frozenset(str(e) for e in extensions) if isinstance(extensions, list) else frozenset()
+        if self._lean_env is None:
             found = health.get("lean_env") or health.get("lean_version")
             self._lean_env = str(found) if found else f"url:{self.url}"
-        return self._lean_env
 
     async def verify(
         self,
@@ -188,11 +224,12 @@ class Verifier:
         verdicts: list[Verdict | None] = [None] * total
         checks: dict[int, CheckCode] = {}
         seen: dict[VerifyItem, CheckCode | Verdict] = {}  # groups of rollouts often repeat a proof
+        in_lean = await self.lean_checks() if self.print_axioms and items else False
         for i, item in enumerate(items):
             key = VerifyItem(item) if isinstance(item, str) else item
             prepared = seen.get(key)
             if prepared is None:
-                prepared = seen[key] = self._prepare(key)
+                prepared = seen[key] = self._prepare(key, in_lean)
             if isinstance(prepared, Verdict):
                 verdicts[i] = prepared
             else:
@@ -216,7 +253,8 @@ class Verifier:
         env = await self.lean_env()
         indices: dict[str, list[int]] = {}
         for i, check in checks.items():
-            indices.setdefault(cache_key(check.text, env or "", infotree=self.infotree), []).append(i)
+            key = cache_key(check.text, env or "", infotree=self.infotree, checks=_checks_json(check))
+            indices.setdefault(key, []).append(i)
         hits: dict[str, ServerResult] = {}
         if self.cache is not None and env is not None:
             hits = await asyncio.to_thread(self.cache.get_many, list(indices))
@@ -241,7 +279,8 @@ class Verifier:
             future = self._inflight.get(key)
             if future is None:
                 future = self._inflight[key] = loop.create_future()
-                jobs.append(_Job(key, checks[indices[key][0]].text, future))
+                first = checks[indices[key][0]]
+                jobs.append(_Job(key, first.text, first.checks.to_json() if first.checks else None, future))
             future.add_done_callback(functools.partial(_settle_from, settle, key))
             waiting[key] = future
         try:
@@ -256,14 +295,21 @@ class Verifier:
             settle(key, future.result())
         return done
 
-    def _prepare(self, item: VerifyItem) -> CheckCode | Verdict:
+    def _prepare(self, item: VerifyItem, lean_checks: bool) -> CheckCode | Verdict:
+        # Text that cannot be encoded is a `text_encoding` violation: a verdict for this item, never an exception.
         code = LeanCode(item.code)
         violations = check_integrity(code, item.formal_statement, self.policy, theorem=item.theorem)
         if item.allow_sorry:
             violations = [v for v in violations if v.code not in SORRY_RULES]
         if violations:
             return Verdict.integrity(violations)
-        return build_check_code(code, item.formal_statement, theorem=item.theorem, print_axioms=self.print_axioms)
+        return build_check_code(
+            code,
+            item.formal_statement,
+            theorem=item.theorem,
+            print_axioms=self.print_axioms,
+            lean_checks=lean_checks,
+        )
 
     def _verdict(self, outcome: tuple[ServerResult, bool], check: CheckCode) -> Verdict:
         result, cached = outcome
@@ -293,7 +339,10 @@ class Verifier:
             try:
                 async with self._semaphore:
                     results = await self._transport.check(
-                        [job.text for job in pending], timeout=self.timeout, infotree=self.infotree
+                        [job.text for job in pending],
+                        timeout=self.timeout,
+                        infotree=self.infotree,
+                        checks=[job.checks for job in pending],
                     )
             except ServerRejectedError as exc:
                 logger.error("%s", exc)
@@ -317,6 +366,11 @@ class Verifier:
                 return
             logger.info("retrying %d snippets after infrastructure failures (attempt %d)", len(retry), attempt + 2)
             pending = retry
+
+
+def _checks_json(check: CheckCode) -> str:
+    """The checks asked in Lean, as part of the cache key."""
+    return json.dumps(check.checks.to_json(), sort_keys=True) if check.checks is not None else ""
 
 
 def _settle_from(

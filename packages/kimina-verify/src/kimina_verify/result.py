@@ -17,12 +17,14 @@ class ServerResult:
         response: The REPL's JSON response (`messages`, `sorries`, `infotree`, or a REPL-level `message`), if any.
         infra: True when the failure is known to be the infrastructure's (transport error, HTTP 5xx, ...), whatever
             the error string says.
+        checks: The server's answer to the snippet's `kimina_checks` request (see `lean_checks`), if it gave one.
     """
 
     time: float | None = None
     error: str | None = None
     response: Mapping[str, Any] | None = None
     infra: bool = False
+    checks: Mapping[str, Any] | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ServerResult:
@@ -40,10 +42,12 @@ class ServerResult:
         else:
             response = None
         error = data.get("error")
+        checks = data.get("kimina_checks")
         return cls(
             time=float(time) if isinstance(time, int | float) else None,
             error=str(error) if error else None,
             response=response,
+            checks=dict(checks) if isinstance(checks, Mapping) else None,
         )
 
     @classmethod
@@ -58,4 +62,6 @@ class ServerResult:
             data["error"] = self.error
         if self.response is not None:
             data["response"] = dict(self.response)
+        if self.checks is not None:
+            data["kimina_checks"] = dict(self.checks)
         return data

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 import httpx
 
+from kimina_verify.lean_checks import FIELD
 from kimina_verify.result import ServerResult
 
 logger = logging.getLogger(__name__)
@@ -62,23 +63,37 @@ class Transport:
         data = response.json()
         return dict(data) if isinstance(data, Mapping) else {"status": data}
 
-    async def check(self, codes: Sequence[str], *, timeout: float, infotree: str | None = None) -> list[ServerResult]:
+    async def check(
+        self,
+        codes: Sequence[str],
+        *,
+        timeout: float,
+        infotree: str | None = None,
+        checks: Sequence[Mapping[str, Any] | None] | None = None,
+    ) -> list[ServerResult]:
         """Check a batch of snippets; always returns one result per code, in order.
 
+        `checks` gives each snippet's `kimina_checks` request (v2 only; servers without the extension ignore it).
         Transport failures, HTTP 429/5xx, unreadable bodies and missing results become `infra` results.
 
         Raises:
             ServerRejectedError: For HTTP 401/403 (API key) and 4xx request errors, which retrying cannot fix.
         """
         if self.protocol != "v1":
-            results = await self._post_v2(codes, timeout, infotree)
+            results = await self._post_v2(codes, timeout, infotree, checks)
             if results is not None:
                 return results
             logger.warning("%s has no /api/check; falling back to the v1 /verify endpoint", self.url)
             self.protocol = "v1"
         return await self._post_v1(codes, timeout, infotree)
 
-    async def _post_v2(self, codes: Sequence[str], timeout: float, infotree: str | None) -> list[ServerResult] | None:
+    async def _post_v2(
+        self,
+        codes: Sequence[str],
+        timeout: float,
+        infotree: str | None,
+        checks: Sequence[Mapping[str, Any] | None] | None,
+    ) -> list[ServerResult] | None:
         from kimina_client.models import CheckRequest, Infotree, Snippet
 
         request = CheckRequest(
@@ -86,7 +101,11 @@ class Transport:
             timeout=max(1, round(timeout)),
             infotree=Infotree(infotree) if infotree else None,
         )
-        status, body = await self._post("/api/check", request.model_dump(mode="json", exclude_none=True), len(codes))
+        payload = request.model_dump(mode="json", exclude_none=True)
+        for snippet, asked in zip(payload["snippets"], checks or (), strict=False):
+            if asked is not None:
+                snippet[FIELD] = dict(asked)
+        status, body = await self._post("/api/check", payload, len(codes))
         if status == 404 and self.protocol == "auto":
             return None
         return self._read(status, body, len(codes), id_field="id")

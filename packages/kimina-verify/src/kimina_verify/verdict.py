@@ -1,8 +1,10 @@
 """`Verdict`: what a Lean check means for a proof, decided more strictly than kimina-client's `analyze()`.
 
 Valid means: no server error, no REPL-level `message`, no error-severity message, no `sorries`, no warning that a
-declaration uses sorry (`'sorry'` up to Lean v4.27, `` `sorry` `` from v4.28), and, when we appended
-`#print axioms`, only accepted axioms. Infrastructure failures are their own kind, never a proof failure.
+declaration uses sorry (`'sorry'` up to Lean v4.27, `` `sorry` `` from v4.28), and the target checked: by the
+server in Lean (`lean_checks`: the constant exists by full name, is a theorem, has the dataset statement's type,
+depends on accepted axioms only), or, with a server without that extension, by our appended `#print axioms` (the
+one answer for that name, at its line). Infrastructure failures are their own kind, never a proof failure.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from kimina_verify.assembly import CheckCode
 from kimina_verify.axioms import parse_axioms
 from kimina_verify.infotree import goals_before
 from kimina_verify.integrity import IntegrityPolicy, Violation
+from kimina_verify.lean_checks import OMITTED, TargetFacts, same_name
 from kimina_verify.result import ServerResult
 
 Positions = Literal["auto", "file", "body"]
@@ -79,6 +82,8 @@ class Verdict:
         cached: True when the verdict came from the verdict cache.
         detail: A one-line explanation (the server error, the first Lean error, ...).
         axioms: The axioms the target theorem depends on, when `#print axioms` ran.
+        lean_checks: True when the target was checked in Lean by separate commands (kind, type, axioms); False when
+            only an appended `#print axioms` was read (a server without the `kimina_checks` extension).
     """
 
     kind: VerdictKind
@@ -88,6 +93,7 @@ class Verdict:
     cached: bool = False
     detail: str = ""
     axioms: tuple[str, ...] | None = None
+    lean_checks: bool = False
 
     @property
     def ok(self) -> bool:
@@ -124,6 +130,7 @@ class Verdict:
             "time_s": self.time_s,
             "cached": self.cached,
             "axioms": list(self.axioms) if self.axioms is not None else None,
+            "lean_checks": self.lean_checks,
             "violations": [{"code": v.code, "message": v.message, "line": v.line} for v in self.violations],
             "messages": [vars(m) for m in self.messages],
         }
@@ -140,6 +147,7 @@ class Verdict:
             cached=bool(data.get("cached", False)),
             detail=str(data.get("detail", "")),
             axioms=tuple(axioms) if axioms is not None else None,
+            lean_checks=bool(data.get("lean_checks", False)),
         )
 
 
@@ -147,10 +155,13 @@ def classify_error(error: str) -> VerdictKind:
     """Kind of a server error string.
 
     Lean running out of time or memory on the proof body is `timeout`; a snippet over the server's size limit is
-    `lean_error` (retrying cannot help); everything else (header import timeout, no REPL available, REPL crash,
+    `lean_error` (retrying cannot help); a snippet whose output forged REPL replies, or whose header the server
+    refused, is `integrity` (errors that start `integrity:`); everything else (header import timeout, no REPL available, REPL crash,
     unreadable output, transport failure) is `infra`.
     """
     lowered = error.lower()
+    if lowered.startswith("integrity:"):
+        return VerdictKind.INTEGRITY
     if "header" not in lowered and ("timed out" in lowered or "out of memory" in lowered):
         return VerdictKind.TIMEOUT
     if "over this server's limit" in lowered:
@@ -192,6 +203,7 @@ class _Reader:
     positions: Positions
     offset: int = 0
     axioms: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    answers: dict[str, int] = field(default_factory=dict)  # messages that read as an axioms answer, by name
 
     def calibrate(self, raw: list[Mapping[str, Any]]) -> None:
         check = self.check
@@ -210,10 +222,16 @@ class _Reader:
         line = _line(raw)
         full = line + self.offset if line is not None else None
         data = str(raw.get("data", ""))
-        if self.check is not None and full is not None:
+        parsed = parse_axioms(data) if self.check is not None and self.check.axioms_checks else None
+        if parsed is not None:
+            # Another message spelled like the answer (a `trace` of that text) makes the answer unreadable.
+            for _, name in self.check.axioms_checks if self.check is not None else ():
+                if same_name(parsed[0], name):
+                    self.answers[name] = self.answers.get(name, 0) + 1
+        if self.check is not None and full is not None and parsed is not None:
             names = [name for at, name in self.check.axioms_checks if at == full]
-            parsed = parse_axioms(data) if names else None
-            if parsed is not None:
+            column = _column(raw.get("pos"))
+            if names and same_name(parsed[0], names[0]) and column == 0:
                 self.axioms[names[0]] = parsed[1]
                 return None
         end = raw.get("endPos") if isinstance(raw.get("endPos"), Mapping) else None
@@ -296,16 +314,71 @@ def verdict_from_result(
     sorry_warnings = [m for m in messages if m.severity == "warning" and SORRY_WARNING.search(m.data)]
     if response.get("sorries") or sorry_warnings:
         return replace(verdict, kind=VerdictKind.SORRY, detail="the proof uses sorry")
-    return _check_axioms(verdict, check, reader.axioms, policy)
+    if check is not None and check.checks is not None:
+        return _check_in_lean(verdict, check, result.checks, policy)
+    found = {name: axioms for name, axioms in reader.axioms.items() if reader.answers.get(name) == 1}
+    return _check_axioms(verdict, check, found, policy)
+
+
+def _integrity(verdict: Verdict, code: str, message: str) -> Verdict:
+    violation = Violation(code, message)
+    return replace(verdict, kind=VerdictKind.INTEGRITY, violations=(violation,), detail=f"{code}: {message}")
+
+
+def _check_in_lean(
+    verdict: Verdict, check: CheckCode, answer: Mapping[str, Any] | None, policy: IntegrityPolicy
+) -> Verdict:
+    """Decide from the server's checks in Lean: the target exists, is a theorem, has the statement's type."""
+    assert check.checks is not None
+    name = check.checks.theorem
+    verdict = replace(verdict, lean_checks=True)
+    target_json = answer.get("target") if answer is not None else None
+    if not isinstance(target_json, Mapping):
+        return _integrity(verdict, "lean_checks_missing", "the server did not answer the checks in Lean it offers")
+    target = TargetFacts.from_json(target_json)
+    if not same_name(target.name, name):
+        return _integrity(verdict, "lean_checks_missing", f"the server checked `{target.name}`, not `{name}`")
+    if target.errors or (target.kind is None and target.type is None):
+        detail = target.errors[0] if target.errors else "no answer"
+        return _integrity(verdict, "target_missing", f"Lean has no theorem `{name}` at the root: {detail}")
+    if target.kind != "theorem":
+        return _integrity(verdict, "target_not_theorem", f"`{name}` is a `{target.kind}` in Lean, not a theorem")
+    if check.checks.statement is not None:
+        problem = _type_problem(target, answer.get("statement") if answer is not None else None)
+        if problem is not None:
+            return _integrity(verdict, *problem)
+    return _check_axioms(verdict, check, {name: target.axioms} if target.axioms is not None else {}, policy, name)
+
+
+def _type_problem(target: TargetFacts, statement_json: Any) -> tuple[str, str] | None:
+    if not isinstance(statement_json, Mapping):
+        return "statement_unchecked", "the server did not elaborate the formal statement"
+    statement = TargetFacts.from_json(statement_json)
+    if statement.errors or statement.type is None:
+        detail = statement.errors[0] if statement.errors else "no type"
+        return "statement_unchecked", f"the formal statement could not be checked in Lean: {detail}"
+    if target.type is None or OMITTED in target.type or OMITTED in statement.type:
+        return "type_unchecked", "Lean did not print the whole type of the theorem"
+    if target.type != statement.type:
+        at = next((i for i, (a, b) in enumerate(zip(target.type, statement.type, strict=False)) if a != b), None)
+        at = min(len(target.type), len(statement.type)) if at is None else at
+        got, want = target.type[max(0, at - 40) : at + 40], statement.type[max(0, at - 40) : at + 40]
+        return "type_mismatch", f"in Lean the theorem's type differs from the statement's: `{got}` vs `{want}`"
+    return None
 
 
 def _check_axioms(
-    verdict: Verdict, check: CheckCode | None, found: dict[str, tuple[str, ...]], policy: IntegrityPolicy
+    verdict: Verdict,
+    check: CheckCode | None,
+    found: dict[str, tuple[str, ...]],
+    policy: IntegrityPolicy,
+    target: str | None = None,
 ) -> Verdict:
-    if check is None or not check.axioms_checks:
+    if check is None or not (check.axioms_checks or target):
         return replace(verdict, kind=VerdictKind.VALID)
     all_axioms: list[str] = []
-    for _, name in check.axioms_checks:
+    names = [target] if target is not None else [name for _, name in check.axioms_checks]
+    for name in names:
         if name not in found:
             violation = Violation("axioms_unchecked", f"Lean did not report the axioms of `{name}`")
             return replace(verdict, kind=VerdictKind.INTEGRITY, violations=(violation,), detail=violation.message)

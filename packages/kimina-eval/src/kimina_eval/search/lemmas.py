@@ -11,9 +11,9 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from kimina_format import parse_completion
+from kimina_format.lean_lexer import Token
 from kimina_verify import LeanCode
 from kimina_verify.code import THEOREM_KEYWORDS
-from kimina_verify.lexer import Token
 
 BinderKind = Literal["explicit", "implicit", "strict_implicit", "instance", "bare"]
 

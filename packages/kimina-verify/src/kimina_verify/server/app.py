@@ -17,9 +17,11 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.security import APIKeyHeader
-from kimina_client.models import CheckRequest, CheckResponse, VerifyRequestBody, VerifyResponse
+from kimina_client.models import CheckResponse, VerifyRequestBody, VerifyResponse
 
+from kimina_verify import lean_checks
 from kimina_verify.server import outcome as texts
+from kimina_verify.server.extension import KiminaCheckRequest
 from kimina_verify.server.guard import GuardedRoute, HeadAsGet, RequestGuard
 from kimina_verify.server.job import CheckSpec
 from kimina_verify.server.lean_env import describe_lean_env
@@ -101,9 +103,9 @@ def create_app(settings: ServerSettings) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_middleware(HeadAsGet)
     lean_env = describe_lean_env(settings)
-    checks = APIRouter(route_class=GuardedRoute, dependencies=[Depends(require_key)])
+    router = APIRouter(route_class=GuardedRoute, dependencies=[Depends(require_key)])
 
-    @checks.post(
+    @router.post(
         "/api/check",
         responses={
             200: {"model": CheckResponse},
@@ -111,17 +113,18 @@ def create_app(settings: ServerSettings) -> FastAPI:
             429: {"description": "queue full, see Retry-After"},
         },
     )
-    async def check(body: CheckRequest, pool: Pool) -> JSONResponse:
+    async def check(body: KiminaCheckRequest, pool: Pool) -> JSONResponse:
         timeout = _timeout(settings, body.timeout if "timeout" in body.model_fields_set else None)
         codes = [snippet.code for snippet in body.snippets]
-        outcomes, lines = await _run(pool, settings, codes, timeout, body.infotree, fresh=not body.reuse)
+        checks = [snippet.checks() for snippet in body.snippets]
+        outcomes, lines = await _run(pool, settings, codes, timeout, body.infotree, fresh=not body.reuse, checks=checks)
         results = [
             _check_result(s.id, o, n, body.debug) for s, o, n in zip(body.snippets, outcomes, lines, strict=True)
         ]
         return JSONResponse({"results": results})
 
-    @checks.post("/api/check/", include_in_schema=False)
-    async def check_slash(body: CheckRequest, pool: Pool) -> JSONResponse:
+    @router.post("/api/check/", include_in_schema=False)
+    async def check_slash(body: KiminaCheckRequest, pool: Pool) -> JSONResponse:
         return await check(body, pool)
 
     async def verify(body: VerifyRequestBody, pool: Pool) -> JSONResponse:
@@ -140,8 +143,8 @@ def create_app(settings: ServerSettings) -> FastAPI:
         return JSONResponse({"results": results})
 
     for path, public in (("/verify", True), ("/one_pass_verify_batch", False)):
-        checks.post(path, responses={200: {"model": VerifyResponse}}, include_in_schema=public)(verify)
-    app.include_router(checks)
+        router.post(path, responses={200: {"model": VerifyResponse}}, include_in_schema=public)(verify)
+    app.include_router(router)
 
     async def health(request: Request) -> JSONResponse:
         pool: ReplPool | None = getattr(request.app.state, "pool", None)
@@ -155,6 +158,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
                 "lean_env": lean_env,
                 "repls": {"max": settings.max_repls, **pool.repl_states()},
                 "queue": {"depth": pool.queued, "max": settings.max_queue},
+                "extensions": [lean_checks.EXTENSION],
             }
         )
 
@@ -206,6 +210,7 @@ async def _run(
     infotree: str | None,
     *,
     fresh: bool,
+    checks: list[lean_checks.ChecksRequest | None] | None = None,
 ) -> tuple[list[CheckOutcome], list[int]]:
     """Check every code, in order; returns the outcomes and each snippet's header line count."""
     outcomes: list[CheckOutcome | None] = [None] * len(codes)
@@ -221,7 +226,7 @@ async def _run(
             continue
         split = split_snippet(code)
         lines[i] = split.header_lines
-        specs.append(CheckSpec(split.header, split.body, timeout, infotree, fresh))
+        specs.append(CheckSpec(split.header, split.body, timeout, infotree, fresh, checks[i] if checks else None))
         where.append(i)
     try:
         futures = pool.submit(specs)
@@ -260,6 +265,8 @@ def _check_result(snippet_id: str, outcome: CheckOutcome, header_lines: int, deb
         result["response"] = reply
     else:
         result["error"] = outcome.error
+    if outcome.checks is not None:
+        result[lean_checks.FIELD] = outcome.checks
     if debug or outcome.outcome == "timeout":
         diagnostics: dict[str, Any] = {}
         if outcome.repl_uuid:

@@ -5,23 +5,25 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from kimina_verify.lean_checks import ChecksRequest
 from kimina_verify.server.outcome import CheckOutcome
 
 
 @dataclass(frozen=True, slots=True)
 class CheckSpec:
-    """What to run: a body in the environment of a header, with a timeout and REPL options."""
+    """What to run: a body in the environment of a header, with a timeout, REPL options and checks to run after it."""
 
     header: str
     body: str
     timeout: float
     infotree: str | None = None
     fresh: bool = False
+    checks: ChecksRequest | None = None
 
     @property
-    def key(self) -> tuple[str, str, float, str | None, bool]:
+    def key(self) -> tuple[str, str, float, str | None, bool, ChecksRequest | None]:
         """Checks with equal keys give the same answer, so one run serves them all."""
-        return (self.header, self.body, self.timeout, self.infotree, self.fresh)
+        return (self.header, self.body, self.timeout, self.infotree, self.fresh, self.checks)
 
 
 @dataclass(eq=False, slots=True)

@@ -18,6 +18,11 @@ START_FAILED = "could not start the Lean REPL: {detail}"
 TOO_LARGE = "snippet is {size} bytes, over this server's limit of {limit} bytes"
 NO_REPL = "No available REPLs within {wait} seconds"
 SHUTDOWN = "server shutting down: this snippet was not checked"
+OUT_OF_STEP = (
+    "integrity: the Lean REPL's replies were out of step after this snippet, on two fresh REPLs "
+    "(output that forges a reply): {detail}"
+)
+HEADER_REFUSED = "integrity: header refused, {detail}"
 
 # Outcome labels, as counted by /metrics.
 OUTCOMES = (
@@ -33,6 +38,8 @@ OUTCOMES = (
     "too_large",
     "no_repl",
     "shutdown",
+    "integrity",
+    "header_refused",
 )
 
 _SORRY_WARNING = re.compile(r"declaration uses ['`]sorry['`]")
@@ -50,6 +57,7 @@ class CheckOutcome:
         in_header: The reply is the header's (an import failed), so its positions are not shifted.
         repl_uuid: Which REPL ran it, for diagnostics.
         memory_mb: The REPL's resident memory after the command, when measured.
+        checks: The answer to the snippet's `kimina_checks` request (see `followup.checks_answer`), when asked.
     """
 
     outcome: str
@@ -59,6 +67,7 @@ class CheckOutcome:
     in_header: bool = False
     repl_uuid: str | None = None
     memory_mb: float | None = None
+    checks: dict[str, Any] | None = None
 
     @classmethod
     def from_reply(cls, reply: dict[str, Any], time: float, **extra: Any) -> CheckOutcome:

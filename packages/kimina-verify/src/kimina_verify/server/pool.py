@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import math
 import time
 from collections import deque
 
+from kimina_verify.header import check_header
 from kimina_verify.server import outcome as texts
+from kimina_verify.server.followup import StatementCache
 from kimina_verify.server.job import CheckSpec, Job
 from kimina_verify.server.metrics import Metrics
 from kimina_verify.server.outcome import CheckOutcome
@@ -22,6 +25,13 @@ from kimina_verify.server.settings import ServerSettings
 from kimina_verify.server.slot import Slot
 
 logger = logging.getLogger(__name__)
+
+
+@functools.lru_cache(maxsize=1024)
+def header_refusal(header: str) -> str | None:
+    """Why a snippet's import header may not reach a REPL (`kimina_verify.check_header`'s first rule), or None."""
+    violations = check_header(header)
+    return f"{violations[0].code}: {violations[0].message}" if violations else None
 
 
 class QueueFull(Exception):
@@ -46,10 +56,11 @@ class ReplPool:
     def __init__(self, settings: ServerSettings, metrics: Metrics | None = None) -> None:
         self.settings = settings
         self.metrics = metrics or Metrics()
-        self.slots = [Slot(i, settings, self.metrics) for i in range(settings.max_repls)]
+        self.statements = StatementCache()
+        self.slots = [Slot(i, settings, self.metrics, self.statements) for i in range(settings.max_repls)]
         self._fifo: deque[Job] = deque()
         self._by_header: dict[str, deque[Job]] = {}
-        self._inflight: dict[tuple[str, str, float, str | None, bool], Job] = {}
+        self._inflight: dict[tuple[object, ...], Job] = {}
         self._idle: dict[Slot, asyncio.Future[Job | None]] = {}
         self._queued = 0
         self._running = 0
@@ -107,7 +118,8 @@ class ReplPool:
         """
         if self._closing:
             raise PoolClosed
-        new = len({s.key for s in specs if s.key not in self._inflight})
+        refused = {s.header: header_refusal(s.header) for s in specs}
+        new = len({s.key for s in specs if s.key not in self._inflight and refused[s.header] is None})
         if new > self.settings.max_queue + len(self.slots):
             raise BatchTooLarge
         idle = len(self._idle)
@@ -117,6 +129,10 @@ class ReplPool:
         now = time.monotonic()
         loop = asyncio.get_running_loop()
         for spec in specs:
+            refusal = refused[spec.header]
+            if refusal is not None:
+                futures.append(self._refuse(spec, now, refusal))
+                continue
             job = self._inflight.get(spec.key)
             if job is None:
                 job = Job(spec, now, loop.create_future())
@@ -127,6 +143,13 @@ class ReplPool:
                 self.metrics.dedup_hits += 1
             futures.append(job.future)
         return futures
+
+    def _refuse(self, spec: CheckSpec, now: float, refusal: str) -> asyncio.Future[CheckOutcome]:
+        """A finished check for a snippet whose header may not reach a REPL."""
+        job = Job(spec, now, asyncio.get_running_loop().create_future())
+        job.finish(CheckOutcome.failed("header_refused", texts.HEADER_REFUSED.format(detail=refusal)))
+        self.metrics.checks["header_refused"] += 1
+        return job.future
 
     def retry_after(self) -> int:
         """A fair guess of when the queue will have room: the queued work spread over the slots."""

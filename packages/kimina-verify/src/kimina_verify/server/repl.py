@@ -55,6 +55,10 @@ class ReplGarbage(ReplError):
     """The process printed something that is not one JSON object followed by a blank line."""
 
 
+class ReplOutOfStep(ReplError):
+    """A reply that cannot be the answer to the command sent: a forged reply came first (the process is killed)."""
+
+
 class ReplProcess:
     """A running REPL with the header it was started for."""
 
@@ -63,6 +67,9 @@ class ReplProcess:
         self.header = header
         self.uuid = uuid.uuid4().hex
         self.max_reply_bytes = max_reply_bytes
+        # The REPL numbers environments 0, 1, 2, ... per process, one per command that succeeds (REPL/Main.lean,
+        # `recordCommandSnapshot`); a reply with another number is not the answer to the command just sent.
+        self.next_env = 0
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._tree: list[psutil.Process] | None = None
@@ -133,6 +140,21 @@ class ReplProcess:
         if not isinstance(reply, dict):
             await self.kill()
             raise ReplGarbage(f"not a JSON object: {raw[:200].decode('utf-8', errors='replace')!r}")
+        return reply
+
+    async def run(self, command: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Send a `cmd` command and check that the reply numbers its environment as the next one.
+
+        Raises:
+            ReplOutOfStep: The reply names another environment: it answers something else (the process is killed).
+            ReplError: As `send`.
+        """
+        reply = await self.send(command, timeout)
+        if "env" in reply:
+            if type(reply["env"]) is not int or reply["env"] != self.next_env:
+                await self.kill()
+                raise ReplOutOfStep(f"reply for environment {reply['env']!r}, expected {self.next_env}")
+            self.next_env += 1
         return reply
 
     def memory_mb(self) -> float:

@@ -1,6 +1,9 @@
 """One REPL slot: keeps at most one REPL warm for a header and runs checks on it.
 
-Every REPL failure (crash, hang, garbage, memory) becomes an outcome for the one check that was running.
+Every REPL failure (crash, hang, garbage, memory) becomes an outcome for the one check that was running. After each
+snippet a follow-up command confirms the reply was the snippet's own (`followup`); a REPL out of step is replaced and
+the snippet runs once more on a fresh one, so a REPL that an earlier snippet desynchronised costs nobody their
+answer, and a snippet that desynchronises a fresh REPL twice gets an `integrity` error.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import time
 from typing import Any
 
 from kimina_verify.server import outcome as texts
+from kimina_verify.server.followup import StatementCache, checks_answer, confirm, statement_facts
 from kimina_verify.server.job import CheckSpec
 from kimina_verify.server.metrics import Metrics
 from kimina_verify.server.outcome import CheckOutcome, classify
@@ -18,6 +22,7 @@ from kimina_verify.server.repl import (
     ReplCrashed,
     ReplError,
     ReplGarbage,
+    ReplOutOfStep,
     ReplProcess,
     ReplStartError,
     ReplTimeout,
@@ -26,14 +31,20 @@ from kimina_verify.server.settings import MEMORY_RECYCLE_FRACTION, ServerSetting
 
 logger = logging.getLogger(__name__)
 
+# Internal outcome of one attempt whose REPL was out of step; never reaches a client (see `Slot._run`).
+_OUT_OF_STEP = "out_of_step"
+
 
 class Slot:
     """A place for one REPL process. The header runs once per process; each body runs in the header's env."""
 
-    def __init__(self, index: int, settings: ServerSettings, metrics: Metrics) -> None:
+    def __init__(
+        self, index: int, settings: ServerSettings, metrics: Metrics, statements: StatementCache | None = None
+    ) -> None:
         self.index = index
         self.settings = settings
         self.metrics = metrics
+        self.statements = statements if statements is not None else StatementCache()
         self.repl: ReplProcess | None = None
         self.busy = False
         self.last_used = 0.0
@@ -67,6 +78,19 @@ class Slot:
             self.last_used = time.monotonic()
 
     async def _run(self, spec: CheckSpec) -> CheckOutcome:
+        outcome = await self._attempt(spec)
+        if outcome.outcome != _OUT_OF_STEP:
+            return outcome
+        # The REPL that was out of step is gone; an earlier snippet may have caused it, so try a fresh one.
+        retry = await self._attempt(spec)
+        if retry.outcome != _OUT_OF_STEP:
+            return retry
+        logger.warning("snippet put two fresh REPLs out of step: %s", retry.error)
+        return CheckOutcome.failed(
+            "integrity", texts.OUT_OF_STEP.format(detail=retry.error), retry.time, repl_uuid=retry.repl_uuid
+        )
+
+    async def _attempt(self, spec: CheckSpec) -> CheckOutcome:
         if self._closing:
             return CheckOutcome.failed("shutdown", texts.SHUTDOWN)
         failure = await self._ensure(spec)
@@ -81,10 +105,11 @@ class Slot:
             command["infotree"] = spec.infotree
         started = time.monotonic()
         try:
-            reply = await repl.send(command, spec.timeout)
+            reply = await repl.run(command, spec.timeout)
+            elapsed = time.monotonic() - started
+            checks = await self._follow_up(repl, reply, spec)
         except ReplError as exc:
             return self._failed(exc, spec.timeout, time.monotonic() - started, repl)
-        elapsed = time.monotonic() - started
         self._uses += 1
         memory = repl.memory_mb() if self.settings.max_repl_mem else None
         if memory is not None and memory > MEMORY_RECYCLE_FRACTION * self.settings.max_repl_mem:
@@ -92,7 +117,26 @@ class Slot:
         elif self.settings.max_repl_uses and self._uses >= self.settings.max_repl_uses:
             self._retire("uses")
         self.metrics.check_seconds.observe(elapsed)
-        return CheckOutcome.from_reply(reply, elapsed, repl_uuid=repl.uuid, memory_mb=memory)
+        return CheckOutcome.from_reply(reply, elapsed, repl_uuid=repl.uuid, memory_mb=memory, checks=checks)
+
+    async def _follow_up(self, repl: ReplProcess, reply: dict[str, Any], spec: CheckSpec) -> dict[str, Any] | None:
+        """Confirm the reply was the snippet's; run its checks when it elaborated cleanly and checks were asked for."""
+        assert self._base_env is not None
+        started = time.monotonic()
+        env = reply.get("env")
+        run_checks = spec.checks is not None and isinstance(env, int) and classify(reply) == "valid"
+        target = await confirm(
+            repl,
+            env if isinstance(env, int) else self._base_env,
+            spec.checks.theorem if run_checks and spec.checks is not None else None,
+            spec.timeout,
+        )
+        if spec.checks is None:
+            return None
+        statement = None
+        if run_checks and spec.checks.statement is not None:
+            statement = await statement_facts(repl, self._base_env, spec.checks, self.statements, spec.timeout)
+        return checks_answer(target, statement, started)
 
     async def _ensure(self, spec: CheckSpec) -> CheckOutcome | None:
         """Make sure a live REPL for the spec's header is here, importing the header if it is new."""
@@ -117,17 +161,17 @@ class Slot:
         timeout = self.settings.import_timeout
         try:
             # Even an empty header gets its own env, so header-less snippets never see each other's declarations.
-            reply = await repl.send({"cmd": spec.header}, timeout)
+            reply = await repl.run({"cmd": spec.header}, timeout)
         except ReplTimeout as exc:
             if self._closing:
-                return self._failed(exc, timeout, time.monotonic() - started, repl)
+                return self._failed(exc, timeout, time.monotonic() - started, repl, header=True)
             self.repl = None
             self.metrics.restarts["timeout"] += 1
             return CheckOutcome.failed(
                 "timeout", texts.HEADER_TIMEOUT.format(timeout=timeout), timeout, repl_uuid=repl.uuid
             )
         except ReplError as exc:
-            return self._failed(exc, timeout, time.monotonic() - started, repl)
+            return self._failed(exc, timeout, time.monotonic() - started, repl, header=True)
         self.metrics.import_seconds.observe(time.monotonic() - started)
         env = reply.get("env")
         if classify(reply) in ("repl_error", "lean_error") or not isinstance(env, int):
@@ -137,8 +181,13 @@ class Slot:
             self._base_env = env
         return None
 
-    def _failed(self, exc: ReplError, timeout: float, elapsed: float, repl: ReplProcess) -> CheckOutcome:
-        """The outcome for a REPL failure; the process is already dead, so forget it."""
+    def _failed(
+        self, exc: ReplError, timeout: float, elapsed: float, repl: ReplProcess, *, header: bool = False
+    ) -> CheckOutcome:
+        """The outcome for a REPL failure; the process is already dead, so forget it.
+
+        Output out of step while a snippet ran is the snippet's doing; while the header ran, the REPL's.
+        """
         if self.repl is repl:
             self.repl = None
         extra = {"repl_uuid": repl.uuid}
@@ -157,9 +206,13 @@ class Slot:
             tail = exc.stderr_tail.strip().splitlines()
             error = texts.CRASHED.format(code=exc.returncode, stderr=tail[-1][:500] if tail else "(no stderr)")
             return CheckOutcome.failed("crash", error, elapsed, **extra)
-        if isinstance(exc, ReplGarbage):
+        if isinstance(exc, ReplGarbage | ReplOutOfStep) and header:
             self.metrics.restarts["garbage"] += 1
             return CheckOutcome.failed("garbage", texts.GARBAGE.format(detail=exc), elapsed, **extra)
+        if isinstance(exc, ReplGarbage | ReplOutOfStep):
+            # Output that is not the answer to the command sent: only code the snippet ran can print it.
+            self.metrics.restarts["out_of_step"] += 1
+            return CheckOutcome.failed(_OUT_OF_STEP, f"{type(exc).__name__}: {exc}", elapsed, **extra)
         self.metrics.restarts["crash"] += 1
         return CheckOutcome.failed("crash", texts.CRASHED.format(code=None, stderr=str(exc)), elapsed, **extra)
 

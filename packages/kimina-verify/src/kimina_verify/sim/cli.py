@@ -12,6 +12,7 @@ import os
 import random
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any, BinaryIO, NoReturn
@@ -31,8 +32,10 @@ redeclares a name of its environment, or carries a directive comment:
   -- sim: hang             never answer                 -- sim: hang-child PIDFILE  hang with a child process
   -- sim: garbage          print a non-JSON line        -- sim: stderr BYTES  write that much to stderr
   -- sim: alloc MB         allocate memory              -- sim: huge CHARS   a message that long
+  -- sim: forge            print a forged reply first   -- sim: forge-later S  print one S seconds later
 `#print axioms NAME` answers like Lean v4.15: [propext, Classical.choice, Quot.sound] for a proof by tactics,
 plus sorryAx if the code has a `sorry` and any declared `axiom`; "unknown constant 'NAME'" for an undeclared name.
+`#print "S"`, `#print NAME` and `#check NAME` answer the checks kimina-verify runs in Lean (see its README).
 With --verdicts, code that matches a recorded row gets that row's real verdict and time; matching ignores the
 header (imports, open, set_option), `#print axioms` lines and blank lines, so code assembled by kimina's client
 matches too. Other code follows the rules above, or fails with --unrecorded error.
@@ -80,6 +83,7 @@ class Simulator:
         self.rng = random.Random(args.seed)
         self.times = recorded_times(args.latency_from) if args.latency_from else None
         self.ballast: list[bytearray] = []
+        self.lock = threading.Lock()
 
     def handle(self, query: str) -> None:
         """Answer one command, or die the way the real REPL does on input it cannot parse."""
@@ -91,6 +95,11 @@ class Simulator:
         self.perform(reply.effects)
         if reply.effects.garbage:
             self.write("lean-repl-sim: simulated stray output, not JSON\n")
+        if reply.effects.forge:
+            # What code run by the command could print: a clean success for the environment it will get.
+            self.write(pretty({"env": reply.json.get("env", 0)}) + "\n\n")
+        if reply.effects.forge_later_s is not None:
+            self.forge_later(reply.effects.forge_later_s, reply.json.get("env", 0) + 1)
         self.write(pretty(reply.json) + "\n\n")
 
     def dispatch(self, data: Any) -> Reply:
@@ -161,8 +170,18 @@ class Simulator:
 
     def write(self, text: str) -> None:
         """Write and flush at once: the reader waits for the blank line."""
-        self.out.write(text.encode("utf-8"))
-        self.out.flush()
+        with self.lock:
+            self.out.write(text.encode("utf-8"))
+            self.out.flush()
+
+    def forge_later(self, delay_s: float, env: int) -> None:
+        """Print a forged reply `delay_s` seconds from now, in the middle of whatever command comes next."""
+
+        def forge() -> None:
+            time.sleep(delay_s)
+            self.write(pretty({"env": env}) + "\n\n")
+
+        threading.Thread(target=forge, daemon=True).start()
 
 
 def read_query(stdin: BinaryIO) -> str:

@@ -1,9 +1,19 @@
-"""What `lean-repl-sim` answers: environments, declarations, sorries, `-- sim:` directives and recorded verdicts.
+r"""What `lean-repl-sim` answers: environments, declarations, sorries, `-- sim:` directives and recorded verdicts.
 
 This is a stand-in for Lean elaboration with simple, documented rules. Code is accepted unless it uses `sorry`,
 redeclares a name its environment already has, or carries a directive; code equal to a recorded row (see
-`RecordedVerdicts`) gets that row's real verdict instead. `#print axioms NAME` answers as Lean v4.15 does, with the
-axioms a typical Mathlib proof depends on (see `Elaborator.axioms_of`).
+`RecordedVerdicts`) gets that row's real verdict instead. Declarations get full names from `namespace`/`end` and
+`_root_.`; each environment remembers its constants' kind, signature and axioms. The commands of the checks run in
+Lean (`kimina_verify.lean_checks`) answer as Lean v4.15 is assumed to:
+
+- `#print "S"`: an info message `S` at the command.
+- `#print NAME` (under `set_option pp.maxSteps 1`): `theorem NAME : ⋯ :=\n⋯` (`def` for `def`/`abbrev`/`instance`,
+  `axiom NAME : ⋯` for an axiom, `opaque`, `inductive`).
+- `#check NAME` (under `pp.all`): `NAME <signature>`, the signature on one line with each name resolved to the full
+  name of a constant of the environment (innermost namespace first), so a statement that reads another `Real.log`
+  prints differently. Notation, instances and `open` are not modelled.
+- `#print axioms NAME`: `'NAME' depends on axioms: [...]` with the axioms a typical Mathlib proof depends on (see
+  `Elaborator.axioms_of`); `unknown constant` (and `unknown identifier` for `#check`) for a `_root_.` name it lacks.
 """
 
 from __future__ import annotations
@@ -18,9 +28,14 @@ from kimina_verify.sim.source import (
     LineIndex,
     declarations,
     directives,
+    full_name,
     goal_of,
     mask,
+    name_commands,
+    namespaces_at,
     print_axioms_commands,
+    print_strings,
+    render_signature,
     sorry_offsets,
     split_imports,
     unescape,
@@ -34,15 +49,31 @@ KNOWN_PACKAGES = frozenset(
 # What `#print axioms` reports for a Mathlib proof by tactics (`Classical.choice` via `by_contra`, `simp`, ...).
 MATHLIB_AXIOMS = ("propext", "Classical.choice", "Quot.sound")
 # Directives that change what the process does rather than what it answers.
-EFFECTS = frozenset({"sleep", "crash", "hang", "hang-child", "garbage", "stderr", "alloc"})
+EFFECTS = frozenset({"sleep", "crash", "hang", "hang-child", "garbage", "stderr", "alloc", "forge", "forge-later"})
+# What `#print` calls each declaration keyword's constant.
+_KINDS = {"theorem": "theorem", "lemma": "theorem", "def": "def", "abbrev": "def", "instance": "def"}
+
+
+@dataclass(frozen=True, slots=True)
+class Constant:
+    """A constant of an environment: what `#print`, `#check` and `#print axioms` say about it."""
+
+    kind: str
+    signature: str
+    axioms: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Env:
-    """A recorded environment: its imports and the names declared in it."""
+    """A recorded environment: its imports and the constants declared in it, by full name."""
 
     imports: tuple[str, ...]
-    names: frozenset[str]
+    constants: dict[str, Constant]
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The full names of its constants."""
+        return frozenset(self.constants)
 
 
 @dataclass(slots=True)
@@ -58,6 +89,8 @@ class Effects:
     stderr_bytes: int = 0
     alloc_mb: float = 0.0
     imported: bool = False
+    forge: bool = False
+    forge_later_s: float | None = None
 
 
 @dataclass(slots=True)
@@ -91,7 +124,7 @@ class Elaborator:
         effects = Effects()
         imports, body_start = split_imports(cmd)
         if env is None:
-            base = Env(tuple(module for module, _ in imports), frozenset())
+            base = Env(tuple(module for module, _ in imports), {})
             effects.imported = bool(imports)
             for module, offset in imports:
                 if module.split(".")[0] not in KNOWN_PACKAGES:
@@ -108,7 +141,6 @@ class Elaborator:
                         "invalid 'import' command, it must be used in the beginning of the file",
                     )
                 )
-        names = set(base.names)
         sorries: list[dict[str, Any]] = []
         recorded: list[dict[str, Any]] = []
         row = self.recorded.lookup(cmd) if self.recorded else None
@@ -116,12 +148,14 @@ class Elaborator:
             recorded = self._recorded_messages(row, cmd, body_start)  # kept in Lean's own order
             effects.recorded_time_s = row.repl_time_s
             effects.hang = row.timed_out
-            names.update(d.name for d in declarations(masked) if d.name)
         else:
-            self._declarations(masked, index, names, messages, sorries)
-        self._print_axioms(masked, index, base.names, row.verdict if row else None, messages)
+            self._declarations(masked, index, set(base.names), messages, sorries)
+        declared = self._constants(masked, base, row.verdict if row else None)
+        self._print_axioms(masked, index, base, declared, messages)
+        self._name_commands(masked, index, base, declared, messages)
+        self._print_strings(cmd, masked, index, messages)
         self._directives(cmd, messages, effects)
-        self.envs.append(Env(base.imports, frozenset(names)))
+        self.envs.append(Env(base.imports, {**base.constants, **{name: c for _, name, c in declared}}))
         reply: dict[str, Any] = {"env": len(self.envs) - 1}
         messages = recorded + sorted(messages, key=lambda m: (m["pos"]["line"], m["pos"]["column"]))
         if messages:
@@ -143,7 +177,8 @@ class Elaborator:
         """`{"pickleTo": path, "env": env}`: save the environment (as JSON; the real REPL writes an .olean)."""
         if not 0 <= env < len(self.envs):
             return Reply({"message": "Unknown environment."})
-        saved = {"imports": list(self.envs[env].imports), "names": sorted(self.envs[env].names)}
+        constants = {name: [c.kind, c.signature, list(c.axioms)] for name, c in self.envs[env].constants.items()}
+        saved = {"imports": list(self.envs[env].imports), "constants": constants}
         with open(path, "w", encoding="utf-8") as out:
             json.dump(saved, out)
         return Reply({"env": env})
@@ -152,7 +187,11 @@ class Elaborator:
         """`{"unpickleEnvFrom": path}`: a new environment equal to the saved one."""
         with open(path, encoding="utf-8") as saved:
             data = json.load(saved)
-        self.envs.append(Env(tuple(data["imports"]), frozenset(data["names"])))
+        constants = {
+            name: Constant(kind, signature, tuple(axioms))
+            for name, (kind, signature, axioms) in data["constants"].items()
+        }
+        self.envs.append(Env(tuple(data["imports"]), constants))
         return Reply({"env": len(self.envs) - 1})
 
     def proof_snapshot(self, proof_state: int | None) -> Reply:
@@ -171,18 +210,20 @@ class Elaborator:
     ) -> None:
         decls = declarations(masked)
         offsets = sorry_offsets(masked)
-        for decl in decls:
+        spaces = namespaces_at(masked, [d.start for d in decls])
+        for decl, namespace in zip(decls, spaces, strict=True):
             if decl.name is not None:
-                if decl.name in names:
+                name = full_name(decl.name, namespace)
+                if name in names:
                     messages.append(
                         self._message(
                             "error",
                             index.pos(decl.name_start),
                             index.pos(decl.name_end),
-                            f"{self.quote(decl.name)} has already been declared",
+                            f"{self.quote(name)} has already been declared",
                         )
                     )
-                names.add(decl.name)
+                names.add(name)
             inside = [o for o in offsets if decl.start <= o < decl.end]
             for offset in inside:
                 sorries.append(
@@ -228,38 +269,101 @@ class Elaborator:
             found.add("sorryAx")
         return sorted(found, key=lambda name: (name.count(".") + 1, name.split(".")))
 
+    def _constants(self, masked: str, base: Env, recorded: bool | None) -> list[tuple[int, str, Constant]]:
+        """This command's constants, in order: (offset, full name, constant), signatures resolved as they go."""
+        decls = [d for d in declarations(masked) if d.name is not None and d.keyword != "example"]
+        known = dict(base.constants)
+        found: list[tuple[int, str, Constant]] = []
+        for decl, namespace in zip(decls, namespaces_at(masked, [d.start for d in decls]), strict=True):
+            assert decl.name is not None
+            parts = namespace.split(".") if namespace else []
+
+            def resolve(word: str, parts: list[str] = parts) -> str:
+                for k in range(len(parts), -1, -1):
+                    candidate = ".".join([*parts[:k], word])
+                    if candidate in known:
+                        return candidate
+                return word
+
+            kind = _KINDS.get(decl.keyword, decl.keyword if decl.keyword in ("axiom", "opaque") else "inductive")
+            name = full_name(decl.name, namespace)
+            constant = Constant(
+                kind, render_signature(decl.signature, resolve), tuple(self.axioms_of(masked, decl, recorded))
+            )
+            known[name] = constant
+            found.append((decl.start, name, constant))
+        return found
+
+    def _lookup(self, written: str, at: int, base: Env, declared: list[tuple[int, str, Constant]]) -> Constant | None:
+        """The constant a command at offset `at` names (`_root_.` aside), declared before it or in `base`."""
+        name = unescape(written).removeprefix("_root_.")
+        here = [c for start, n, c in declared if n == name and start < at]
+        return here[-1] if here else base.constants.get(name)
+
     def _print_axioms(
         self,
         masked: str,
         index: LineIndex,
-        earlier: frozenset[str],
-        recorded: bool | None,
+        base: Env,
+        declared: list[tuple[int, str, Constant]],
         messages: list[dict[str, Any]],
     ) -> None:
-        decls = declarations(masked)
-        known = {unescape(name) for name in earlier}
         for command in print_axioms_commands(masked):
-            constant = unescape(command.name)
-            here = [d for d in decls if d.name and unescape(d.name) == constant and d.start < command.start]
-            if not here and constant not in known:
+            constant = self._lookup(command.name, command.start, base, declared)
+            name = command.name.removeprefix("_root_.")  # Lean prints the name escaped where needed
+            if constant is None:
                 messages.append(
                     self._message(
                         "error",
                         index.pos(command.name_start),
                         index.pos(command.name_end),
-                        f"unknown constant {self.quote(command.name)}",
+                        f"unknown constant {self.quote(name)}",
                     )
                 )
                 continue
-            axioms = self.axioms_of(masked, here[-1] if here else None, recorded)
-            quoted = f"'{command.name}'"  # Lean quotes this name with ' in every version
+            quoted = f"'{name}'"  # Lean quotes this name with ' in every version
             text = (
-                f"{quoted} depends on axioms: [{', '.join(axioms)}]"
-                if axioms
+                f"{quoted} depends on axioms: [{', '.join(constant.axioms)}]"
+                if constant.axioms
                 else f"{quoted} does not depend on any axioms"
             )
             start = index.pos(command.start)
             messages.append(self._message("info", start, index.pos(command.start + len("#print")), text))
+
+    def _name_commands(
+        self,
+        masked: str,
+        index: LineIndex,
+        base: Env,
+        declared: list[tuple[int, str, Constant]],
+        messages: list[dict[str, Any]],
+    ) -> None:
+        """`#print NAME` and `#check NAME` for constants of the environment (others stay silent, as Mathlib's are)."""
+        for command in name_commands(masked):
+            constant = self._lookup(command.name, command.start, base, declared)
+            name = command.name.removeprefix("_root_.")
+            if constant is None:
+                if command.name.startswith("_root_."):
+                    what = (
+                        f"constant {self.quote(name)}"
+                        if command.kind == "print"
+                        else f"identifier {self.quote(command.name)}"
+                    )
+                    where = (index.pos(command.name_start), index.pos(command.name_end))
+                    messages.append(self._message("error", *where, f"unknown {what}"))
+                continue
+            if command.kind == "check":
+                text = f"{name} {constant.signature}"
+            elif constant.kind in ("axiom", "opaque", "inductive"):
+                text = f"{constant.kind} {name} : ⋯"
+            else:
+                text = f"{constant.kind} {name} : ⋯ :=\n⋯"
+            start = index.pos(command.start)
+            messages.append(self._message("info", start, index.pos(command.start + len("#check")), text))
+
+    def _print_strings(self, cmd: str, masked: str, index: LineIndex, messages: list[dict[str, Any]]) -> None:
+        for start, text in print_strings(cmd, masked):
+            messages.append(self._message("info", index.pos(start), index.pos(start + len("#print")), text))
 
     def _directives(self, cmd: str, messages: list[dict[str, Any]], effects: Effects) -> None:
         for d in directives(cmd):
@@ -284,6 +388,10 @@ class Elaborator:
                     effects.stderr_bytes += int(d.argument or 1 << 20)
                 elif d.kind == "alloc":
                     effects.alloc_mb += float(d.argument)
+                elif d.kind == "forge":
+                    effects.forge = True
+                elif d.kind == "forge-later":
+                    effects.forge_later_s = float(d.argument or 0.5)
                 else:
                     messages.append(self._message("error", start, end, f"lean-repl-sim: unknown directive {d.kind!r}"))
             except ValueError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 DECL_KEYWORDS = (
@@ -23,6 +24,13 @@ _NAME = re.compile(r"\s+((?:«[^»]*»|[^\s:(\[{⦃«])+)")
 _SORRY = re.compile(r"(?<![\w.'])sorry(?![\w'!?])")
 _BY = re.compile(r"(?<![\w.'])by(?![\w'!?])")
 _PRINT_AXIOMS = re.compile(r"#print\s+axioms\s+((?:«[^»]*»|[^\s«»])+)")
+# `#print NAME` and `#check NAME` (the name as written), and `#print "..."` (its string, read from the source).
+_PRINT_NAME = re.compile(r"#print\s+(?!axioms\b)((?:«[^»]*»|[^\s«»\"])+)")
+_CHECK = re.compile(r"#check\s+((?:«[^»]*»|[^\s«»])+)")
+_PRINT_STRING = re.compile(r'#print\s+"')
+_SCOPE = re.compile(r"(?<![\w.'])(namespace|section|end|mutual)(?![\w'!?])[ \t]*((?:«[^»]*»|[^\s«»])*)")
+_NEEDLESS_SPACE = re.compile(r"(?<![\w'!?.]) | (?![\w'!?.«])")
+_WORD = re.compile(r"(?:«[^»]*»|[A-Za-z_\u0370-\u03ff\u1f00-\u1ffe\u2100-\u214f])(?:«[^»]*»|[\w'!?.₀-₉])*")
 _IMPORT = re.compile(r"import\s+(\S+)")
 _DIRECTIVE = re.compile(r"--\s*sim:\s*([A-Za-z-]+)[ \t]*(.*?)\s*$")
 _OPEN = "([{⦃"
@@ -175,6 +183,71 @@ def declarations(masked: str) -> list[Declaration]:
         signature = masked[rest_start : body if body >= 0 else end]
         decls.append(Declaration(keyword, name, match.start(), end, name_start, name_end, signature))
     return decls
+
+
+@dataclass(frozen=True, slots=True)
+class NameCommand:
+    """A `#print NAME` or `#check NAME` command: which, the name as written, and offsets of the command and name."""
+
+    kind: str
+    name: str
+    start: int
+    name_start: int
+    name_end: int
+
+
+def name_commands(masked: str) -> list[NameCommand]:
+    """Every `#print NAME` (not `#print axioms`) and `#check NAME` outside comments and strings."""
+    found = [NameCommand("print", m.group(1), m.start(), m.start(1), m.end(1)) for m in _PRINT_NAME.finditer(masked)]
+    found += [NameCommand("check", m.group(1), m.start(), m.start(1), m.end(1)) for m in _CHECK.finditer(masked)]
+    return sorted(found, key=lambda c: c.start)
+
+
+def print_strings(code: str, masked: str) -> list[tuple[int, str]]:
+    """Every `#print "..."` as (offset of `#print`, the string), escapes aside."""
+    found = []
+    for m in _PRINT_STRING.finditer(masked):
+        end = code.find('"', m.end())
+        if end >= 0:
+            found.append((m.start(), code[m.end() : end]))
+    return found
+
+
+def namespaces_at(masked: str, offsets: list[int]) -> list[str]:
+    """The namespace each offset is in, from `namespace`/`section`/`end` (one scope per name component)."""
+    events = [(m.start(), m.group(1), unescape(m.group(2))) for m in _SCOPE.finditer(masked)]
+    stack: list[tuple[str, str]] = []
+    result = []
+    k = 0
+    for offset in offsets:
+        while k < len(events) and events[k][0] < offset:
+            _, word, name = events[k]
+            parts = name.split(".") if name else [""]
+            if word == "end":
+                del stack[len(stack) - (1 if stack and stack[-1][0] == "mutual" else len(parts)) :]
+            else:
+                stack.extend((word, part) for part in parts)
+            k += 1
+        result.append(".".join(part for word, part in stack if word == "namespace" and part))
+    return result
+
+
+def full_name(written: str, namespace: str) -> str:
+    """The full name of a declaration written `written` inside `namespace` (`_root_.` escapes the namespace)."""
+    written = unescape(written)
+    if written.startswith("_root_."):
+        return written.removeprefix("_root_.")
+    return f"{namespace}.{written}" if namespace else written
+
+
+def render_signature(signature: str, resolve: Callable[[str], str]) -> str:
+    """A signature on one line, spaced canonically, with each name replaced by what `resolve` makes of it.
+
+    As Lean's printer does, it does not depend on how the source was spaced: a space stays only between two
+    name or number characters (`(x:ℝ)` and `( x : ℝ )` both print `(x:ℝ)`).
+    """
+    resolved = " ".join(_WORD.sub(lambda m: resolve(unescape(m.group())), signature).split())
+    return _NEEDLESS_SPACE.sub("", resolved)
 
 
 def sorry_offsets(masked: str) -> list[int]:

@@ -1,0 +1,368 @@
+"""The outline of Lean code: its top-level declarations with their full names, and its scopes, as Lean tracks them.
+
+Built on `lean_lexer` tokens. A declaration starts at an unescaped declaration keyword (`theorem`, `def`, ...): Lean
+only accepts one where a command starts, so code that elaborates without errors has each of them at top level, and
+`«theorem»` is a name, never a keyword. Its full name joins the enclosing namespaces, unless it is written
+`_root_.name`. Scopes follow Lean's `namespace`/`section`/`end` (`Lean.Elab.Command.elabEnd`, `addScopes`): a dotted
+`namespace A.B` opens one scope per component, `end B` closes one of them, `end A.B` both, and a bare `end` only an
+anonymous section; `mutual ... end` is one command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from kimina_format.lean_lexer import Lexed, Token, line_of
+
+DECLARATION_KEYWORDS = frozenset(
+    {
+        *("theorem", "lemma", "def", "abbrev", "instance", "example", "axiom", "opaque", "structure", "class"),
+        *("inductive", "alias", "irreducible_def"),
+    }
+)
+"""Keywords that declare constants (Mathlib's `lemma`, `alias` and `irreducible_def` included)."""
+THEOREM_KEYWORDS = frozenset({"theorem", "lemma"})
+MODIFIERS = frozenset({"private", "protected", "noncomputable", "partial", "unsafe", "nonrec", "local", "scoped"})
+"""Words that may precede a declaration keyword."""
+COMMAND_WORDS = (
+    DECLARATION_KEYWORDS
+    | MODIFIERS
+    | {
+        *("namespace", "section", "end", "mutual", "open", "export", "set_option", "attribute", "variable", "include"),
+        *("omit", "universe", "deriving", "macro", "macro_rules", "syntax", "elab", "elab_rules", "notation", "infix"),
+        *("infixl", "infixr", "prefix", "postfix", "initialize", "run_cmd"),
+    }
+)
+"""Words that begin a command when they start a line; they end the declaration before them."""
+_OPENERS = {"(": ")", "[": "]", "{": "}", "⟨": "⟩", "⦃": "⦄"}
+_CLOSERS = frozenset(_OPENERS.values())
+# Words after `open` that are not namespaces.
+_OPEN_WORDS = frozenset({"in", "hiding", "renaming", "scoped"})
+
+ScopeKind = Literal["namespace", "section", "mutual"]
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One top-level declaration.
+
+    Attributes:
+        keyword: `theorem`, `lemma`, `def`, `instance`, `example`, ...
+        name: Full name: enclosing namespaces joined to the written name (`_root_.` removed); None for `example` and
+            anonymous instances.
+        start: Offset of the keyword.
+        line: 1-based line of the keyword.
+        statement: Token texts after the name up to the top-level `:=` (binders, colon and type).
+        proof_start: Offset just after that `:=`, or None when the declaration has none.
+        tokens: Every token text after the name up to the next command (the whole definition).
+        written_name: The name as written (`_root_.x`, `Real.log`), or None.
+        namespace: The namespace the declaration is in ("" at the root).
+        modifiers: `private`, `protected`, `noncomputable`, ... written before the keyword.
+        attributes: Names of the attributes in `@[...]` before it (`simp`, `implemented_by`, ...).
+        command_start: Offset where its command starts (its first attribute or modifier, else the keyword).
+    """
+
+    keyword: str
+    name: str | None
+    start: int
+    line: int
+    statement: tuple[str, ...]
+    proof_start: int | None
+    tokens: tuple[str, ...] = ()
+    written_name: str | None = None
+    namespace: str = ""
+    modifiers: tuple[str, ...] = ()
+    attributes: tuple[str, ...] = ()
+    command_start: int = 0
+
+
+@dataclass(frozen=True)
+class OpenCommand:
+    """An `open` command: the namespaces it opens, whether it is `open ... in`, and whether it is plain.
+
+    A plain `open` only lists namespaces (`open Real Nat`); `hiding`, `renaming`, `scoped` or an explicit list
+    (`open Nat (succ)`) make it not plain.
+    """
+
+    start: int
+    namespaces: tuple[str, ...]
+    scoped_in: bool
+    plain: bool
+
+
+@dataclass(frozen=True)
+class ScopeProblem:
+    """An `end` Lean rejects or a scope never closed: `end_mismatch` or `unclosed_scope`."""
+
+    code: Literal["end_mismatch", "unclosed_scope"]
+    offset: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Outline:
+    """What `outline` finds: declarations, `open` commands and scope problems, in order."""
+
+    declarations: tuple[Declaration, ...]
+    opens: tuple[OpenCommand, ...]
+    problems: tuple[ScopeProblem, ...]
+
+    def find(self, name: str) -> Declaration | None:
+        """The first declaration with full name `name` (a leading `_root_.` is ignored), or None."""
+        name = name.removeprefix("_root_.")
+        return next((d for d in self.declarations if d.name == name), None)
+
+
+class _Scopes:
+    """The scope stack as Lean keeps it: one entry per namespace component, section or `mutual` block."""
+
+    def __init__(self) -> None:
+        self.stack: list[tuple[ScopeKind, str]] = []
+        self.problems: list[ScopeProblem] = []
+
+    @property
+    def namespace(self) -> str:
+        return ".".join(name for kind, name in self.stack if kind == "namespace")
+
+    def open(self, kind: ScopeKind, name: str) -> None:
+        parts = name.split(".") if name else [""]
+        self.stack.extend((kind, part) for part in parts)
+
+    def end(self, offset: int, name: str | None) -> None:
+        if self.stack and self.stack[-1][0] == "mutual" and name is None:
+            self.stack.pop()
+            return
+        parts = name.split(".") if name else []
+        count = max(len(parts), 1)
+        if count > len(self.stack):
+            self.problems.append(ScopeProblem("end_mismatch", offset, "`end` without a scope to close"))
+            self.stack.clear()
+            return
+        closing = [part for _, part in self.stack[-count:]]
+        self.stack[-count:] = []
+        if name is None and closing != [""]:
+            self.problems.append(ScopeProblem("end_mismatch", offset, f"`end` needs the name `{closing[-1]}`"))
+        elif name is not None and closing != parts:
+            expected = ".".join(closing) or "nothing"
+            self.problems.append(ScopeProblem("end_mismatch", offset, f"`end {name}` closes `{expected}`"))
+
+    def finish(self, offset: int) -> None:
+        if self.stack:
+            names = ".".join(name or kind for kind, name in self.stack)
+            message = f"`{names}` is never closed: what follows the code would run inside it"
+            self.problems.append(ScopeProblem("unclosed_scope", offset, message))
+
+
+def outline(text: str, lexed: Lexed) -> Outline:
+    """Find the declarations, `open` commands and scope problems of lexed Lean code.
+
+    Args:
+        text: The source (`lexed.source`).
+        lexed: Its tokens.
+
+    Returns:
+        The outline, in source order.
+    """
+    tokens = lexed.tokens
+    depths = _depths(tokens)
+    starts = [
+        i
+        for i, tok in enumerate(tokens)
+        if depths[i] == 0 and (_starts_command(text, tok) or (tok.kind == "ident" and _is_declaration(tokens, i)))
+    ]
+    scopes = _Scopes()
+    found: list[Declaration] = []
+    opens: list[OpenCommand] = []
+    n = len(tokens)
+    for i, tok in enumerate(tokens):
+        if tok.kind != "ident" or tok.escaped:
+            continue
+        nxt = tokens[i + 1] if i + 1 < n else None
+        named = nxt if nxt is not None and nxt.kind == "ident" and not _is_word(nxt) else None
+        same_line = named is not None and "\n" not in text[tok.end : named.start]
+        if tok.text == "namespace" and named is not None:
+            scopes.open("namespace", named.text)
+        elif tok.text == "section":
+            scopes.open("section", named.text if same_line and named is not None else "")
+        elif tok.text == "mutual":
+            scopes.open("mutual", "")
+        elif tok.text == "end":
+            scopes.end(tok.start, named.text if same_line and named is not None else None)
+        elif tok.text == "open":
+            opens.append(_open_command(tokens, i))
+        elif _is_declaration(tokens, i):
+            end = next((j for j in starts if j > i), n)
+            found.append(_declaration(text, tokens, i, end, scopes.namespace))
+    scopes.finish(len(text))
+    return Outline(tuple(found), tuple(opens), tuple(scopes.problems))
+
+
+def _is_word(tok: Token) -> bool:
+    """A keyword that cannot be a namespace or section name."""
+    return not tok.escaped and tok.text in COMMAND_WORDS
+
+
+def _is_declaration(tokens: tuple[Token, ...], i: int) -> bool:
+    """Whether token `i` is a declaration keyword starting a declaration.
+
+    Not `deriving instance`, `class inductive`, `attribute [instance]` or `@[instance]`.
+    """
+    tok = tokens[i]
+    if tok.escaped or tok.text not in DECLARATION_KEYWORDS:
+        return False
+    j = i - 1
+    while tok.text == "instance" and j >= 0 and tokens[j].text in ("local", "scoped"):
+        j -= 1  # `@[local instance]`, `attribute [scoped instance]`
+    prev = tokens[j].text if j >= 0 else ""
+    if prev == "deriving" or (tok.text == "instance" and prev in ("[", ",", "attribute", "-")):
+        return False
+    return not (tok.text == "class" and i + 1 < len(tokens) and tokens[i + 1].text in ("inductive", "abbrev"))
+
+
+def _depths(tokens: tuple[Token, ...]) -> list[int]:
+    """Bracket depth before each token."""
+    depths, depth = [], 0
+    for tok in tokens:
+        depths.append(depth)
+        if tok.kind == "symbol":
+            if tok.text in _OPENERS:
+                depth += 1
+            elif tok.text in _CLOSERS:
+                depth = max(0, depth - 1)
+    return depths
+
+
+def _starts_command(text: str, tok: Token) -> bool:
+    """Whether `tok` starts a command: a command word (or `#`, `@[`) at the very start of a line."""
+    if tok.start and text[tok.start - 1] != "\n":
+        return False
+    return (tok.text in COMMAND_WORDS and not tok.escaped) if tok.kind == "ident" else tok.text in ("#", "@")
+
+
+def _open_command(tokens: tuple[Token, ...], i: int) -> OpenCommand:
+    names: list[str] = []
+    plain, scoped_in = True, False
+    j = i + 1
+    if j < len(tokens) and tokens[j].is_keyword("scoped"):
+        plain, j = False, j + 1
+    while j < len(tokens) and tokens[j].kind == "ident" and not _is_word(tokens[j]):
+        if tokens[j].text in _OPEN_WORDS and not tokens[j].escaped:
+            scoped_in = tokens[j].text == "in"
+            plain = plain and scoped_in
+            break
+        names.append(tokens[j].text)
+        j += 1
+    else:
+        if j < len(tokens) and tokens[j].text == "(":
+            plain = False
+    return OpenCommand(tokens[i].start, tuple(names), scoped_in, plain)
+
+
+def _prefix(tokens: tuple[Token, ...], i: int) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
+    """Walk back from declaration keyword `i` over modifiers and `@[...]`: (command start, modifiers, attributes)."""
+    modifiers: list[str] = []
+    attributes: list[str] = []
+    start = tokens[i].start
+    j = i - 1
+    while j >= 0:
+        tok = tokens[j]
+        if tok.kind == "ident" and not tok.escaped and tok.text in MODIFIERS:
+            modifiers.insert(0, tok.text)
+        elif tok.text == "]":
+            opener = _attribute_opener(tokens, j)
+            if opener is None:
+                break
+            attributes[:0] = attribute_names(tokens[opener + 2 : j])
+            j = opener
+        else:
+            break
+        start = tokens[j].start
+        j -= 1
+    return start, tuple(modifiers), tuple(attributes)
+
+
+def _attribute_opener(tokens: tuple[Token, ...], close: int) -> int | None:
+    """Index of the `@` of the `@[` that the `]` at `close` ends, or None when it is not an attribute list."""
+    depth = 0
+    for k in range(close, 0, -1):
+        text = tokens[k].text
+        if tokens[k].kind != "symbol":
+            continue
+        if text == "]":
+            depth += 1
+        elif text == "[":
+            depth -= 1
+            if depth == 0:
+                adjacent = tokens[k - 1].end == tokens[k].start
+                return k - 1 if tokens[k - 1].text == "@" and adjacent else None
+    return None
+
+
+def attribute_names(tokens: tuple[Token, ...] | list[Token]) -> list[str]:
+    """The attribute names of the inside of `@[...]` or `attribute [...]`: the first word of each entry.
+
+    `local`, `scoped` and a leading `-` (erase) are skipped: `@[local simp, -instance]` names `simp` and `instance`.
+    """
+    names: list[str] = []
+    expect = True
+    depth = 0
+    for tok in tokens:
+        if tok.kind == "symbol" and tok.text in _OPENERS:
+            depth += 1
+        elif tok.kind == "symbol" and tok.text in _CLOSERS:
+            depth -= 1
+        elif depth == 0 and tok.text == ",":
+            expect = True
+        elif expect and depth == 0 and tok.text not in ("local", "scoped", "-"):
+            names.append(tok.text)
+            expect = False
+    return names
+
+
+def _declaration(text: str, tokens: tuple[Token, ...], i: int, end: int, namespace: str) -> Declaration:
+    """Read the declaration whose keyword is token `i`, up to token `end` (the next command)."""
+    keyword = tokens[i]
+    j = i + 1
+    written: str | None = None
+    if keyword.text != "example" and j < end and tokens[j].kind == "ident" and not _is_word(tokens[j]):
+        written = tokens[j].text
+        j += 1
+    name = None
+    if written is not None:
+        name = (
+            written.removeprefix("_root_.")
+            if written.startswith("_root_.")
+            else ".".join(filter(None, [namespace, written]))
+        )
+    statement: list[str] = []
+    proof_start: int | None = None
+    depth = 0
+    for k in range(j, end):
+        tok = tokens[k]
+        if tok.kind == "symbol" and tok.text in _OPENERS:
+            depth += 1
+        elif tok.kind == "symbol" and tok.text in _CLOSERS:
+            depth = max(0, depth - 1)
+        elif depth == 0 and tok.text == ":" and k + 1 < end and tokens[k + 1].text == "=":
+            if tokens[k + 1].start == tok.end:
+                proof_start = tokens[k + 1].end
+                break
+        elif depth == 0 and tok.is_keyword("where"):
+            break
+        statement.append(tok.text)
+    command_start, modifiers, attributes = _prefix(tokens, i)
+    return Declaration(
+        keyword=keyword.text,
+        name=name,
+        start=keyword.start,
+        line=line_of(text, keyword.start),
+        statement=tuple(statement),
+        proof_start=proof_start,
+        tokens=tuple(t.text for t in tokens[j:end]),
+        written_name=written,
+        namespace=namespace,
+        modifiers=modifiers,
+        attributes=attributes,
+        command_start=command_start,
+    )

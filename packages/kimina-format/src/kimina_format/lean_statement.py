@@ -1,0 +1,156 @@
+"""The one statement normaliser: find the theorem a dataset statement asks for in Lean code, and compare the two.
+
+Statements compare token for token on `lean_lexer` tokens (comments, whitespace and `«»` escapes ignored, `lemma`
+and `theorem` alike), and the theorem is found by its full name (`lean_decls`), never by a `have` or a name that
+merely looks like a keyword. The statement's other declarations (definitions it relies on) must be in the code
+unchanged, bodies included.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Literal
+
+from kimina_format.lean_decls import THEOREM_KEYWORDS, Declaration, Outline, outline
+from kimina_format.lean_lexer import Lexed, lex
+
+StatementCode = Literal["statement_missing", "statement_mismatch", "statement_unparsable", "statement_duplicate"]
+
+_CONTEXT_WORDS = frozenset({"instance", "default_instance", "variable", "include"})
+
+
+@dataclass(frozen=True)
+class LeanText:
+    """Lean source with its tokens and outline, computed once (`LeanText.of` shares them between callers)."""
+
+    text: str
+    lexed: Lexed
+    outline: Outline
+
+    @staticmethod
+    @functools.lru_cache(maxsize=4096)
+    def of(text: str) -> LeanText:
+        """The `LeanText` of `text`, cached: dataset statements repeat across many proofs."""
+        lexed = lex(text)
+        return LeanText(text, lexed, outline(text, lexed))
+
+    @property
+    def declarations(self) -> tuple[Declaration, ...]:
+        """Top-level declarations, in order."""
+        return self.outline.declarations
+
+    def target(self, name: str | None = None) -> Declaration | None:
+        """The theorem to verify: the one called `name`, else the last `theorem`/`lemma`, else the last `example`."""
+        if name is not None:
+            return self.outline.find(name)
+        theorems = [d for d in self.declarations if d.keyword in THEOREM_KEYWORDS]
+        if theorems:
+            return theorems[-1]
+        examples = [d for d in self.declarations if d.keyword == "example"]
+        return examples[-1] if examples else None
+
+    @property
+    def has_context(self) -> bool:
+        """Whether instances or variables come before the target theorem (a statement that brings its own context)."""
+        target = self.target()
+        return target is not None and any(
+            t.kind == "ident" and not t.escaped and t.text in _CONTEXT_WORDS and t.start < target.start
+            for t in self.lexed.tokens
+        )
+
+
+@dataclass(frozen=True)
+class StatementProblem:
+    """How code fails to state the dataset's theorem: a stable code, an offset and line in the code, a message.
+
+    A problem about something missing has offset 0 and line None.
+    """
+
+    code: StatementCode
+    offset: int
+    message: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class StatementMatch:
+    """The result of `match_statement`: the target found in the code (if any), the dataset's, and the problems."""
+
+    target: Declaration | None
+    expected: Declaration | None
+    problems: tuple[StatementProblem, ...]
+
+
+def match_statement(code: LeanText, statement: LeanText, theorem: str | None = None) -> StatementMatch:
+    """Find the statement's theorem in `code` by full name and compare it, and the statement's other declarations.
+
+    Args:
+        code: The code (`LeanText.of(code)`).
+        statement: The dataset statement (`LeanText.of(formal_statement)`), header included or not.
+        theorem: The theorem's name, when the statement declares several.
+
+    Returns:
+        The target (None when missing), the statement's declaration, and every problem in source order.
+    """
+    expected = statement.target(theorem)
+    if expected is None:
+        problem = StatementProblem("statement_unparsable", 0, "the formal statement declares no theorem")
+        return StatementMatch(None, None, (problem,))
+    if expected.name is None:
+        same = [d for d in code.declarations if d.keyword == "example" and d.statement == expected.statement]
+        if same:
+            return StatementMatch(same[0], expected, ())
+        message = "no `example` with the formal statement's statement"
+        return StatementMatch(None, expected, (StatementProblem("statement_mismatch", 0, message),))
+    problems = _definition_problems(code, statement, expected)
+    named = [d for d in code.declarations if d.name == expected.name]
+    if not named:
+        message = f"theorem `{expected.name}` of the formal statement is missing (renamed or not stated)"
+        return StatementMatch(None, expected, (*problems, StatementProblem("statement_missing", 0, message)))
+    actual = named[0]
+    for again in named[1:]:
+        message = f"`{expected.name}` is declared twice: only one can be the theorem that is checked"
+        problems.append(StatementProblem("statement_duplicate", again.start, message, again.line))
+    difference = compare_statements(expected, actual)
+    if difference is not None:
+        problems.append(StatementProblem("statement_mismatch", actual.start, difference, actual.line))
+    return StatementMatch(actual, expected, tuple(sorted(problems, key=lambda p: p.offset)))
+
+
+def _definition_problems(code: LeanText, statement: LeanText, target: Declaration) -> list[StatementProblem]:
+    """The statement's other declarations (definitions it relies on) must be in the code unchanged, bodies included."""
+    found: list[StatementProblem] = []
+    for expected in statement.declarations:
+        if expected.name is None or expected.name == target.name:
+            continue
+        actual = code.outline.find(expected.name)
+        if actual is None:
+            message = f"`{expected.name}` of the formal statement is missing (renamed or not stated)"
+            found.append(StatementProblem("statement_missing", 0, message))
+            continue
+        if expected.keyword in THEOREM_KEYWORDS:
+            problem = compare_statements(expected, actual)
+        elif (actual.keyword, actual.tokens) != (expected.keyword, expected.tokens):
+            problem = f"definition of `{actual.name}` differs from the formal statement"
+        else:
+            problem = None
+        if problem is not None:
+            found.append(StatementProblem("statement_mismatch", actual.start, problem, actual.line))
+    return found
+
+
+def compare_statements(expected: Declaration, actual: Declaration) -> str | None:
+    """Say how `actual` differs from `expected`, or return None when they match token for token."""
+    if (expected.keyword in THEOREM_KEYWORDS) != (actual.keyword in THEOREM_KEYWORDS):
+        return f"`{actual.name}` is declared with `{actual.keyword}`, the formal statement uses `{expected.keyword}`"
+    if expected.statement == actual.statement:
+        return None
+    for i, (want, got) in enumerate(zip(expected.statement, actual.statement, strict=False)):
+        if want != got:
+            context = " ".join(expected.statement[max(0, i - 3) : i])
+            return f"statement of `{actual.name}` differs from the formal statement after `{context}`: " + (
+                f"expected `{want}`, found `{got}`"
+            )
+    shorter = "shorter" if len(actual.statement) < len(expected.statement) else "longer"
+    return f"statement of `{actual.name}` is {shorter} than the formal statement"

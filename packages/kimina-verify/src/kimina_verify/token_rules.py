@@ -1,0 +1,182 @@
+"""Integrity rules on single tokens: forbidden words, `#` commands, options, attributes and `native_decide`.
+
+Words are whole Lean identifiers, so `axiomatic_bound`, `h_sorry` or a comment saying "no sorry here" pass while
+`sorry`, `«sorry»` or `_root_.sorryAx` do not.
+"""
+
+from __future__ import annotations
+
+from kimina_format.lean_decls import attribute_names
+from kimina_format.lean_lexer import Token
+
+from kimina_verify.code import LeanCode
+from kimina_verify.policy import MESSAGES, IntegrityPolicy, Violation, violation
+
+_SYNTAX_COMMANDS = (
+    *("macro", "macro_rules", "syntax", "elab", "elab_rules", "declare_syntax_cat", "binder_predicate"),
+    *("notation", "notation3", "infix", "infixl", "infixr", "prefix", "postfix", "simproc", "dsimproc"),
+    *("declare_simp_like_tactic", "register_simp_attr", "add_decl_doc"),
+)
+# Keywords: the identifier itself (escaped or not: `«sorry»` is refused too). Constants: the last component.
+_KEYWORDS = {
+    "sorry": "sorry",
+    "admit": "admit",
+    "stop": "stop",
+    "axiom": "axiom",
+    "axioms": "axiom",
+    "unsafe": "unsafe",
+    "partial": "partial",
+    "private": "private",
+    "export": "export",
+    "implemented_by": "implemented_by",
+    "extern": "extern",
+    **dict.fromkeys(("run_cmd", "run_tac", "run_elab", "run_meta", "initialize", "builtin_initialize"), "run_command"),
+    **dict.fromkeys(_SYNTAX_COMMANDS, "syntax_extension"),
+}
+_CONSTANTS = {"sorryAx": "sorry_ax"}
+_NATIVE_CONSTANTS = frozenset({"ofReduceBool", "ofReduceNat"})
+# Attributes with a rule of their own.
+_ATTRIBUTE_CODES = {"implemented_by": "implemented_by", "extern": "extern", "instance": "instance"}
+
+
+class TokenScan:
+    """One pass over the tokens collecting violations, each with its offset."""
+
+    def __init__(self, lean: LeanCode, policy: IntegrityPolicy) -> None:
+        self.lean = lean
+        self.policy = policy
+        self.tokens = lean.lexed.tokens
+        self.found: list[tuple[int, Violation]] = []
+
+    def add(self, offset: int, code: str, message: str | None = None) -> None:
+        """Record a violation of `code` at `offset`."""
+        self.found.append(violation(self.lean.text, offset, code, message))
+
+    def adjacent(self, i: int) -> Token | None:
+        """The token right after token `i` with no space between them."""
+        if i + 1 < len(self.tokens) and self.tokens[i + 1].start == self.tokens[i].end:
+            return self.tokens[i + 1]
+        return None
+
+    def run(self) -> list[tuple[int, Violation]]:
+        """Scan every token; return the violations found, each with its offset."""
+        for i, tok in enumerate(self.tokens):
+            if tok.kind == "ident":
+                self.ident(i, tok)
+            elif tok.kind == "symbol" and tok.text in "#+@":
+                self.symbol(i, tok)
+        return self.found
+
+    def symbol(self, i: int, tok: Token) -> None:
+        """`#command`, `+native`, `@[attributes]`."""
+        nxt = self.adjacent(i)
+        if nxt is None:
+            return
+        if tok.text == "#" and nxt.kind == "ident" and nxt.text not in self.policy.allowed_hash_commands:
+            self.add(tok.start, "side_command", f"`#{nxt.text}` is not allowed: {MESSAGES['side_command']}")
+        elif tok.text == "+" and nxt.text == "native" and not self.policy.allow_native_decide:
+            self.add(tok.start, "native_decide")
+        elif tok.text == "@" and nxt.text == "[":
+            self.attributes(i + 2)
+
+    def ident(self, i: int, tok: Token) -> None:
+        """Forbidden words and constants, `set_option`, `attribute [...]`, `native_decide`."""
+        text = tok.text
+        last = text.rpartition(".")[2]
+        if text in _KEYWORDS:
+            self.add(tok.start, _KEYWORDS[text])
+        if last in _CONSTANTS:
+            self.add(tok.start, _CONSTANTS[last])
+        if tok.is_keyword("set_option"):
+            nxt = self.tokens[i + 1] if i + 1 < len(self.tokens) else None
+            name = nxt.text if nxt is not None and nxt.kind == "ident" else ""
+            if not self.policy.option_allowed(name):
+                self.add(tok.start, "set_option", f"`set_option {name}` is not on the allow-list")
+        elif tok.is_keyword("attribute") and i + 1 < len(self.tokens) and self.tokens[i + 1].text == "[":
+            self.attributes(i + 2)
+        elif tok.is_keyword("import"):
+            self.imports(i)
+        if not self.policy.allow_native_decide and (
+            text == "native_decide" or last in _NATIVE_CONSTANTS or (text == "native" and self._assigned_true(i))
+        ):
+            self.add(tok.start, "native_decide")
+
+    def attributes(self, first: int) -> None:
+        """The attribute list starting at token `first` (just after its `[`)."""
+        depth, end = 0, first
+        while end < len(self.tokens):
+            text = self.tokens[end].text
+            if text == "[":
+                depth += 1
+            elif text == "]":
+                if depth == 0:
+                    break
+                depth -= 1
+            end += 1
+        at = self.tokens[first - 1].start
+        for name in attribute_names(self.tokens[first:end]):
+            if name in self.policy.allowed_attributes:
+                continue
+            code = _ATTRIBUTE_CODES.get(name, "attribute")
+            if code == "attribute":
+                allowed = ", ".join(sorted(self.policy.allowed_attributes))
+                self.add(at, code, f"attribute `{name}` is not allowed (allowed: {allowed})")
+            elif code != "instance":  # instances are refused before the target only (see `before_target`)
+                self.add(at, code)
+
+    def imports(self, i: int) -> None:
+        """The modules `import` (token `i`) names on its line must be in allowed packages."""
+        text = self.lean.text
+        for tok in self.tokens[i + 1 :]:
+            if tok.kind != "ident" or "\n" in text[self.tokens[i].end : tok.start]:
+                break
+            if not self.policy.import_allowed(tok.text):
+                allowed = ", ".join(self.policy.allowed_imports)
+                self.add(tok.start, "header_import", f"`import {tok.text}` is not allowed (packages: {allowed})")
+
+    def _assigned_true(self, i: int) -> bool:
+        """`native := true` (a decide configuration)."""
+        window = self.tokens[i + 1 : i + 4]
+        return [t.text for t in window] == [":", "=", "true"]
+
+
+def before_target(lean: LeanCode, target_start: int) -> list[tuple[int, Violation]]:
+    """Instances and variables declared before the target can change what its (token-identical) statement means.
+
+    `deriving instance C for T` is allowed when every `T` is a type this code declares (it cannot change the
+    statement's own types).
+    """
+    found: list[tuple[int, Violation]] = []
+    tokens = lean.lexed.tokens
+    own_types = {d.name for d in lean.declarations if d.keyword in ("inductive", "structure", "class") and d.name}
+    own_types |= {name.rpartition(".")[2] for name in own_types}
+    for i, tok in enumerate(tokens):
+        if tok.start >= target_start:
+            break
+        if tok.kind != "ident":
+            continue
+        if tok.text in ("instance", "default_instance"):
+            if i and tokens[i - 1].is_keyword("deriving"):
+                if not _derives_own_types(lean.text, tokens, i, own_types):
+                    found.append(violation(lean.text, tok.start, "instance"))
+            else:
+                found.append(violation(lean.text, tok.start, "instance"))
+        elif tok.text in ("variable", "include"):
+            found.append(violation(lean.text, tok.start, "variable"))
+    return found
+
+
+def _derives_own_types(text: str, tokens: tuple[Token, ...], i: int, own_types: set[str]) -> bool:
+    """Whether `deriving instance ... for T, U` at token `i` (`instance`) names only types in `own_types`."""
+    j = i + 1
+    while j < len(tokens) and not tokens[j].is_keyword("for"):
+        j += 1
+    targets: list[str] = []
+    for tok in tokens[j + 1 :]:
+        if "\n" in text[tokens[j].end : tok.start] and targets:
+            break
+        if tok.kind == "ident":
+            targets.append(tok.text)
+        elif tok.text != ",":
+            break
+    return bool(targets) and all(t in own_types for t in targets)
