@@ -88,6 +88,13 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_model(tmp_path_factory.getbasetemp() / "tiny-qwen3")
 
 
+@pytest.fixture(autouse=True)
+def _no_verifier_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings fall back to LEAN_SERVER_API_URL/KEY: a developer's own values must not change what tests do."""
+    monkeypatch.delenv("LEAN_SERVER_API_URL", raising=False)
+    monkeypatch.delenv("LEAN_SERVER_API_KEY", raising=False)
+
+
 @pytest.fixture(scope="session")
 def verifier() -> Iterator[dict[str, Any]]:
     """Settings fields for the stand-in verification server (kimina-verify serve with lean-repl-sim REPLs)."""

@@ -65,7 +65,8 @@ def test_browser_submits_an_example_and_shows_the_verdict(serve, replayer, verif
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(url)
-            expect(page.locator("#health")).to_contain_text("engine ready · verifier ready")
+            # The stand-in is named in the pill itself: its verdicts are not proofs.
+            expect(page.locator("#health")).to_contain_text("engine ready · verifier STAND-IN (lean-repl-sim, no Lean)")
             page.get_by_role("button", name="mathd_algebra_171").click()
             expect(page.locator("#statement")).to_have_value(
                 "theorem mathd_algebra_171 (f : ℝ → ℝ) (h₀ : ∀ x, f x = 5 * x + 4) : f 1 = 9 := by\n"

@@ -30,6 +30,7 @@ from kimina_api.schemas import (
     ProveRequest,
     ProveResponse,
     StreamError,
+    VerifierHealth,
 )
 from kimina_api.service import ProveService, RequestRejected
 
@@ -109,14 +110,19 @@ async def health(service: Service) -> JSONResponse:
     )
     verifier = service.prover.verifier
     if verifier is None:
-        verifier_health = ComponentHealth(ok=False, detail="not configured: only verify=false requests are served")
+        verifier_health = VerifierHealth(ok=False, detail="not configured: only verify=false requests are served")
     else:
         try:
             async with asyncio.timeout(_HEALTH_TIMEOUT_S):
-                await verifier.health()
-            verifier_health = ComponentHealth(ok=True, detail=str(service.settings.verifier_url))
+                lean = service.learn_lean(await verifier.health())
+            verifier_health = VerifierHealth(
+                ok=True,
+                detail=f"{service.settings.verifier_url}: {lean.describe()}",
+                lean_env=lean.lean_env,
+                stand_in=lean.stand_in,
+            )
         except Exception as exc:  # down, slow or refusing: all mean "not ready"
-            verifier_health = ComponentHealth(ok=False, detail=f"{type(exc).__name__}: {exc}".rstrip(": "))
+            verifier_health = VerifierHealth(ok=False, detail=f"{type(exc).__name__}: {exc}".rstrip(": "))
     ready = engine.ready and (verifier is None or verifier_health.ok)
     body = HealthResponse(
         status="ok" if ready else "degraded",

@@ -155,6 +155,13 @@ class ProveResponse(BaseModel):
     proof: str | None = Field(description="The first valid proof's code.")
     attempts: list[Attempt]
     unverified: int = Field(description="Attempts Lean could not check (infra errors): unknown, not disproved.")
+    lean_env: str | None = Field(
+        default=None, description="The verification server's Lean environment (null when nothing was verified)."
+    )
+    stand_in: bool = Field(
+        default=False,
+        description="True when the verdicts come from lean-repl-sim, a stand-in that runs no Lean: not real proofs.",
+    )
     timings: RequestTimings
 
 
@@ -165,13 +172,22 @@ class ComponentHealth(BaseModel):
     detail: str
 
 
+class VerifierHealth(ComponentHealth):
+    """The verification server's state, and which Lean gives its verdicts."""
+
+    lean_env: str | None = Field(default=None, description="The server's Lean environment, as its /health names it.")
+    stand_in: bool = Field(
+        default=False, description="True when the verdicts come from lean-repl-sim, a stand-in that runs no Lean."
+    )
+
+
 class HealthResponse(BaseModel):
     """`GET /health`: ready when the engine is loaded and, if configured, the verifier answers."""
 
     status: Literal["ok", "degraded"]
     version: str
     engine: ComponentHealth
-    verifier: ComponentHealth
+    verifier: VerifierHealth
     in_flight: int
     queued: int
 

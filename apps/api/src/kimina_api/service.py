@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from kimina_eval.engines import SamplingParams
+from kimina_verify.environment import LeanEnvironment
+from kimina_verify.integrity import check_statement
 
 from kimina_api.engine import EngineUnavailable
 from kimina_api.limiter import Limiter, QueueFull, Reservation
@@ -41,6 +45,22 @@ class ProveService:
     prover: Prover
     limiter: Limiter
     metrics: Metrics
+    _lean: LeanEnvironment | None = field(default=None, init=False)
+
+    def learn_lean(self, health: Mapping[str, Any]) -> LeanEnvironment:
+        """Remember which Lean the verifier runs, from its `/health`; responses then name it."""
+        self._lean = LeanEnvironment.from_health(health)
+        return self._lean
+
+    async def lean_environment(self) -> LeanEnvironment | None:
+        """Which Lean the verifier runs (asked from its `/health` until it answers once), or None without one."""
+        verifier = self.prover.verifier
+        if self._lean is None and verifier is not None:
+            try:
+                self.learn_lean(await verifier.health())
+            except Exception:  # a verifier that does not answer now: the next request asks again
+                return None
+        return self._lean
 
     def job(self, request: ProveRequest) -> ProveJob:
         """Check a request against this server's limits and fill in its defaults.
@@ -63,6 +83,11 @@ class ProveService:
             problems.append(f"n={request.n} is over this server's limit of {settings.max_n}")
         if max_tokens > settings.max_tokens_limit:
             problems.append(f"max_tokens={max_tokens} is over this server's limit of {settings.max_tokens_limit}")
+        statement = complete_statement(request.formal_statement, settings.default_header)
+        if not problems:
+            # The statement reaches a REPL (its header is imported, the checks in Lean elaborate it): it passes the
+            # verifier's header and code rules first, so `#eval` or `set_option debug.skipKernelTC` never runs.
+            problems = [f"formal_statement: {v.message} [{v.code}]" for v in check_statement(statement)]
         if problems:
             self.metrics.requests.labels(outcome="bad_request").inc()
             raise RequestRejected(422, "; ".join(problems))
@@ -73,7 +98,7 @@ class ProveService:
             self.metrics.requests.labels(outcome="unavailable").inc()
             raise RequestRejected(503, "this server has no verification server configured; send verify=false")
         return ProveJob(
-            statement=complete_statement(request.formal_statement, settings.default_header),
+            statement=statement,
             informal_problem=request.informal_problem,
             n=request.n,
             sampling=SamplingParams(
@@ -121,7 +146,10 @@ class ProveService:
         finally:
             reservation.release()
             self.metrics.requests.labels(outcome=outcome).inc()
-        response = build_response(request_id, self.prover.engine.name, attempts, queue_s, time.perf_counter() - start)
+        lean = await self.lean_environment() if job.verify else None
+        response = build_response(
+            request_id, self.prover.engine.name, attempts, queue_s, time.perf_counter() - start, lean=lean
+        )
         if response.proved:
             self.metrics.proved.inc()
         self.metrics.request_seconds.observe(response.timings.total_s)
@@ -129,9 +157,15 @@ class ProveService:
 
 
 def build_response(
-    request_id: str, model: str, attempts: list[Attempt], queue_s: float, total_s: float
+    request_id: str,
+    model: str,
+    attempts: list[Attempt],
+    queue_s: float,
+    total_s: float,
+    *,
+    lean: LeanEnvironment | None = None,
 ) -> ProveResponse:
-    """Summarise attempts: the first valid proof (first attempts before their fixes, in order) and the unknowns."""
+    """Summarise attempts: the first valid proof (first attempts before fixes), the unknowns, and `lean`'s name."""
     proof = None
     unverified = 0
     for attempt in attempts:
@@ -148,5 +182,7 @@ def build_response(
         proof=proof,
         attempts=attempts,
         unverified=unverified,
+        lean_env=lean.lean_env if lean else None,
+        stand_in=bool(lean and lean.stand_in),
         timings=RequestTimings(queue_s=queue_s, total_s=total_s),
     )

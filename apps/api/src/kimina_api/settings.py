@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 EngineKind = Literal["transformers", "openai", "vllm"]
@@ -23,7 +23,12 @@ class Settings(BaseSettings):
     """
 
     model_config = SettingsConfigDict(
-        env_prefix="KIMINA_API_", env_file=".env", extra="ignore", frozen=True, allow_inf_nan=False
+        env_prefix="KIMINA_API_",
+        env_file=".env",
+        extra="ignore",
+        frozen=True,
+        allow_inf_nan=False,
+        populate_by_name=True,
     )
 
     # Serving (used by `kimina-api`; the app itself does not bind).
@@ -49,9 +54,14 @@ class Settings(BaseSettings):
     prompt_template: PromptTemplate = "rl"
     default_header: str = MINIF2F_HEADER
 
-    # Verification server (kimina-verify serve or any kimina-lean-server).
-    verifier_url: str | None = None
-    verifier_api_key: SecretStr | None = None
+    # Verification server (kimina-verify serve or any kimina-lean-server). Like kimina-client and every kimina
+    # command, the API falls back to LEAN_SERVER_API_URL / LEAN_SERVER_API_KEY.
+    verifier_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("KIMINA_API_VERIFIER_URL", "LEAN_SERVER_API_URL")
+    )
+    verifier_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("KIMINA_API_VERIFIER_API_KEY", "LEAN_SERVER_API_KEY")
+    )
     verifier_options: dict[str, Any] = Field(
         default_factory=dict,
         description='Extra keyword arguments for kimina_verify.Verifier, e.g. {"cache": "/data/verdicts.sqlite"}.',

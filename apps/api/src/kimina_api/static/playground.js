@@ -44,9 +44,11 @@ async function checkHealth() {
   const pill = $("health");
   try {
     const health = await (await fetch("/health")).json();
-    pill.textContent = `engine ${health.engine.ok ? "ready" : "down"} · verifier ${health.verifier.ok ? "ready" : "down"}`;
+    // A stand-in verifier runs no Lean: say so in the pill itself, not only in its tooltip.
+    const verifier = !health.verifier.ok ? "down" : health.verifier.stand_in ? "STAND-IN (lean-repl-sim, no Lean)" : "ready";
+    pill.textContent = `engine ${health.engine.ok ? "ready" : "down"} · verifier ${verifier}`;
     pill.title = `engine: ${health.engine.detail}\nverifier: ${health.verifier.detail}`;
-    pill.className = `pill ${health.status === "ok" ? "ok" : "bad"}`;
+    pill.className = `pill ${health.status !== "ok" ? "bad" : health.verifier.stand_in ? "warn" : "ok"}`;
     if (!health.verifier.ok && health.verifier.detail.startsWith("not configured")) $("verify").checked = false;
   } catch (error) {
     pill.textContent = "server unreachable";
@@ -108,8 +110,9 @@ function showResult(result) {
   const summary = $("summary");
   summary.className = `summary ${result.proved ? "proved" : "failed"}`;
   const unknown = result.unverified ? ` · ${result.unverified} unverified (verifier unavailable)` : "";
+  const simulated = result.stand_in ? " · verified by a STAND-IN, not real Lean: not proofs" : "";
   summary.textContent = (result.proved ? "Proved ✓" : "Not proved") +
-    ` · ${result.attempts.length} attempts in ${result.timings.total_s.toFixed(1)} s${unknown}`;
+    ` · ${result.attempts.length} attempts in ${result.timings.total_s.toFixed(1)} s${unknown}${simulated}`;
   result.attempts.forEach(showAttempt);
 }
 
