@@ -20,6 +20,7 @@ Unrecorded = Literal["rules", "error"]
 """What code that matches no recorded row gets: the stand-in's own rules, or an error."""
 
 UNRECORDED_ERROR = "lean-repl-sim: no recorded verdict for this code (--unrecorded error)"
+_SORRY = re.compile(r"(?<![\w.'])sorry(?![\w'])")
 
 # A header line: `import`, `open` or `set_option` (but `set_option ... in` belongs to the declaration after it).
 _HEADER_COMMAND = re.compile(r"(?:import|open|set_option)\s")
@@ -80,8 +81,10 @@ class RecordedVerdicts:
     Args:
         rows: Rows by key.
         unrecorded: `rules` (code matching no row is judged by the stand-in's rules, which accept any code without
-            `sorry`) or `error` (a command that declares something and matches no row fails with
-            `UNRECORDED_ERROR`, so a replay cannot pass what was never recorded).
+            `sorry`) or `error` (a command that declares something, holds no `sorry` and matches no row fails with
+            `UNRECORDED_ERROR`, so a replay cannot pass what was never recorded; code with `sorry`, such as the
+            dataset statement the server elaborates for its checks in Lean, still follows the rules, which never
+            accept it as a proof).
     """
 
     def __init__(self, rows: dict[str, RecordedRow], *, unrecorded: Unrecorded = "rules") -> None:
@@ -127,7 +130,7 @@ class RecordedVerdicts:
         declared = first_declaration_line(code)
         row = self._rows.get(replay_key(code))
         if row is None:
-            if self.unrecorded != "error" or declared is None:
+            if self.unrecorded != "error" or declared is None or _SORRY.search(code):
                 return None
             where = {"line": declared, "column": 0}
             error = {"severity": "error", "pos": where, "endPos": where, "data": UNRECORDED_ERROR}
