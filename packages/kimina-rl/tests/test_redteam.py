@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 from kimina_rl.reward import compute_score
-from kimina_verify.attacks import CHEAT, HEADER, STATEMENT
+from kimina_rl.service import VerifierUnavailableError
+from kimina_verify.attacks import CHEAT, HEADER, PROOF, STATEMENT
 
 # `/-/-/` is a whole comment for Lean (the third character of `/-` is skipped); our lexer waits for two closers.
 IMPLEMENTED_BY = (
@@ -44,3 +45,17 @@ async def test_cheat_scores_zero(lean_server: str, prefix: str) -> None:
     )
     assert result["format_score"] == 1.0  # the format holds: only Lean's side can refuse it
     assert (result["verdict"], result["score"]) == ("integrity", 0.0)
+
+
+@pytest.mark.xfail(
+    strict=True, raises=VerifierUnavailableError, reason="red team: one sample that crashes the REPL stops the RL step"
+)
+async def test_a_sample_that_crashes_the_repl_gets_its_own_verdict(lean_server: str) -> None:
+    # Code that aborts Lean (a stack overflow: the stand-in's `crash` directive prints Lean's own "Stack overflow
+    # detected. Aborting.") is an `infra` failure on every try, so the reward retries it for `infra_retry_s` and then
+    # raises for the whole batch. A snippet that kills two fresh REPLs is the snippet's doing, as for out-of-step
+    # replies; it should score 0 alone.
+    info = {"formal_statement": STATEMENT, "uid": "redteam-crash"}
+    text = completion(HEADER + PROOF + "-- sim: crash\n").replace("exact cheat.elim", "rw [Real.log_pow]\n  norm_num")
+    result = await compute_score("minif2f", text, STATEMENT, info, verifier={"url": lean_server, "infra_retry_s": 3})
+    assert result["score"] == 0.0

@@ -47,6 +47,8 @@ BY_ELAB_SIGNATURE = (
     "    return Lean.mkConst ``True : Prop)) : Real.log (x ^ 2) = 2 * Real.log x := by"
 )
 
+AUTO_SIGNATURE = "theorem target (x : ℕ) (h : (f x : ℕ) = 2 * x) : f 3 = 6 := by"
+
 # name -> (code, formal statement, why it is a hole)
 STATIC_HOLES = {
     "third_char_variable": (
@@ -92,6 +94,12 @@ STATIC_HOLES = {
         HEADER + "instance : Fact (1 < 2) := ⟨by norm_num⟩\nvariable (cheat : False)\ninclude cheat\n\n" + CHEAT,
         CONTEXT_STATEMENT,
         "a statement with an instance before its theorem switches the variable/instance rule off for the code",
+    ),
+    "auto_bound_name_defined": (
+        HEADER + "def f (n : ℕ) : ℕ := 2 * n\n\n" + AUTO_SIGNATURE + "\n  rfl\n",
+        HEADER + AUTO_SIGNATURE + "\n  sorry\n",
+        "`f` is auto-bound in the statement (autoImplicit is on in the REPL); `(f x : ℕ)` reads as a binder to"
+        " free_names, so the code's own `def f` is not seen as shadowing",
     ),
     "by_elab_in_statement": (
         HEADER + BY_ELAB_SIGNATURE + "\n  rw [Real.log_pow]\n  norm_num\n",
