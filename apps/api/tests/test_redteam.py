@@ -1,4 +1,4 @@
-"""Red-team reproducers (see /work/notes/redteam-report.md) against `/v1/prove`.
+"""Red-team reproducers (see docs/red-team-2026-12.md) against `/v1/prove`.
 
 Each is marked `xfail(strict=True)` while its hole is open.
 """
@@ -27,7 +27,6 @@ def echo_engine(calls: list[int]) -> ScriptedEngine:
     return ScriptedEngine(reply)
 
 
-@pytest.mark.xfail(strict=True, reason="red team: a statement header the rules refuse gets 200 after n generations")
 @pytest.mark.parametrize(
     "header",
     ["set_option debug.skipKernelTC true", '#eval IO.Process.run {cmd := "id"}'],

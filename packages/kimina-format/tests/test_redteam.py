@@ -1,4 +1,4 @@
-"""Red-team reproducers (see /work/notes/redteam-report.md): holes found in the lexer and the format rules.
+"""Red-team reproducers (see docs/red-team-2026-12.md): holes found in the lexer and the format rules.
 
 Each test states what should happen and is marked `xfail(strict=True)` while the hole is open, so the suite stays
 green; the rule owner removes the mark with the fix. Drift tests edit every passing real completion the way a

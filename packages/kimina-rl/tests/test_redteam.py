@@ -1,4 +1,4 @@
-"""Red-team reproducers (see /work/notes/redteam-report.md): completions that `compute_score` rewards with 1.
+"""Red-team reproducers (see docs/red-team-2026-12.md): completions that `compute_score` rewards with 1.
 
 Each is marked `xfail(strict=True)` while its hole is open; kimina-verify's `test_redteam.py` has the static cases.
 """

@@ -1,4 +1,4 @@
-"""Red-team reproducers (see /work/notes/redteam-report.md): attacks that pass the integrity rules, and false rejects.
+"""Red-team reproducers (see docs/red-team-2026-12.md): attacks that pass the integrity rules, and false rejects.
 
 Each test states what should happen and is marked `xfail(strict=True)` while the hole is open, so the suite stays
 green; the rule owner removes the mark with the fix. What real Lean v4.15 would do with each attack is argued in the
