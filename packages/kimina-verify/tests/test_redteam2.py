@@ -18,9 +18,10 @@ Root causes found (beyond the first pass, docs/red-team-2026-12.md):
   visible one.
 - **The statement is compared only up to its first `:=`**: a type with a top-level `let`/`have` (`theorem t : let y
   := 2; y + y = 4`) matches any code whose type starts the same way, `theorem t : let y := 2; True := trivial`.
-- **Tactic configurations and `eval%` run unsafe code**: Lean's `declare_config_elab` (`simp (config := e)`,
-  `decide`, `omega`, ...) and Mathlib's `eval%` evaluate their term with `evalExpr (safety := .unsafe)`, so
-  `unsafeIO` (not the keyword `unsafe`) runs any IO while the proof elaborates.
+- **Tactic configurations and `eval%` run unsafe code**: the config elaborators Lean's `declare_config_elab` makes
+  (`simp (config := e)`, and Mathlib's `norm_num`, which reads a simp config) and Mathlib's `eval%` evaluate their
+  term with `evalExpr (safety := .unsafe)`, so `unsafeIO` (not the keyword `unsafe`) runs any IO while the proof
+  elaborates.
 """
 
 from __future__ import annotations
@@ -220,8 +221,8 @@ ATTACKS = [
         "inside `namespace Hack` the statement's `Real.log` is `Hack.Real.log := 0`; the visible proof is in the"
         " `/- ... -/` Lean reads after the name; fallback: no axioms",
         hole="the assembly drops the header's `«`: namespace, `_root_` and the fake `Real.log` are never seen",
-        sim_hole="the stand-in accepts the code the assembly sent",
-        sim_modes=("fallback",),
+        sim_hole="the stand-in accepts the code the assembly sent (on rtfix at 6f1a29c with the checks too: the"
+        " stand-in misses the `_root_` theorem's namespace; real Lean prints `Hack.Real.log`, a type mismatch)",
     ),
     Attack(
         "auto_bound_two_argument_ascription",
@@ -328,8 +329,8 @@ ATTACKS = [
         LOG.statement,
         "`pp.deepTerms` is not among the options the checks set: the printed type elides subterms as `⋯`",
         hole="the assembly drops the header's `«`: the printing options and the shadow are never seen",
-        sim_hole="fallback: the shadowed `Real.log` is accepted (the checks refuse the `⋯`)",
-        sim_modes=("fallback",),
+        sim_hole="the shadowed `Real.log` is accepted (fallback on main; with the checks too on rtfix at 6f1a29c,"
+        " where real Lean would print `⋯` under `pp.deepTerms false`: `type_unchecked`)",
     ),
     Attack(
         "escaped_header_exit",
