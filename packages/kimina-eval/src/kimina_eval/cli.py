@@ -161,7 +161,15 @@ def _add_model_arguments(parser: argparse.ArgumentParser, *, n: int, n_help: str
     parser.add_argument(
         "--template", default="rl", help="prompt template: rl (training prompt) or distill (model card)"
     )
-    parser.add_argument("--rectified", action="store_true", help="use corrected statements where the dataset has them")
+    parser.add_argument(
+        "--statements",
+        choices=("corrected", "original"),
+        default="corrected",
+        help="miniF2F statements: corrected (the 15 fixed test statements, the set upstream's numbers used) or "
+        "original (default: %(default)s)",
+    )
+    # Kept so that older command lines still work: corrected statements are the default now.
+    parser.add_argument("--rectified", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--name", default="", help="label of the run in reports (default: the model's name)")
     defaults = SamplingParams()
     parser.add_argument("--temperature", type=float, default=defaults.temperature, help="default: %(default)s")
@@ -225,7 +233,7 @@ def _run_config(args: argparse.Namespace, fix_turns: int) -> RunConfig:
         n=args.n,
         fix_turns=fix_turns,
         template=args.template,
-        rectified=args.rectified,
+        rectified=args.statements == "corrected",
         limit=args.limit,
         sampling=SamplingParams(args.temperature, args.top_p, args.max_tokens, args.seed),
     )
