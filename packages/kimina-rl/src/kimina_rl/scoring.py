@@ -121,8 +121,10 @@ class Attempt:
 
     @property
     def fixable(self) -> bool:
-        """Worth a fix turn, by the attempt protocol (`kimina_verify.attempts.gets_fix_turn`): code whose format holds
-        and that Lean refused (`lean_error` or `sorry`); not a timeout, an integrity rejection or an infra failure.
+        """Worth a fix turn, by the attempt protocol (`kimina_verify.attempts.gets_fix_turn`).
+
+        That is code whose format holds and that Lean refused (`lean_error` or `sorry`); not a timeout, an integrity
+        rejection or an infrastructure failure.
         """
         from kimina_verify.attempts import gets_fix_turn
 
