@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from rich.console import Console
 from rich.logging import RichHandler
@@ -361,29 +361,20 @@ def _engine_option(item: str) -> tuple[str, Any]:
     return key.replace("-", "_"), value
 
 
-class _RichProgress:
-    """A progress bar over first attempts, with problems solved so far."""
+class _ProgressBar:
+    """A progress bar for `run` and `search` alike: a description (problems solved so far), then done of total units."""
 
-    def __init__(self) -> None:
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("samples"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-        )
+    def __init__(self, unit: str, *, remaining: bool) -> None:
+        columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit)]
+        columns += [TimeElapsedColumn(), *([TimeRemainingColumn()] if remaining else [])]
+        self.progress = Progress(*columns, console=console)
         self.console = console
         self.task = self.progress.add_task("starting", total=None)
 
-    def update(self, state: RunProgress) -> None:
-        fixed = f" ({state.solved_with_fix} with fixes)" if state.solved_with_fix != state.solved else ""
-        infra = f", [yellow]{state.infra} infra[/yellow]" if state.infra else ""
-        description = f"solved {state.solved}/{state.problems}{fixed}{infra}"
-        self.progress.update(self.task, description=description, total=state.total, completed=state.done)
+    def show(self, description: str, total: int, done: int) -> None:
+        self.progress.update(self.task, description=description, total=total, completed=done)
 
-    def __enter__(self) -> _RichProgress:
+    def __enter__(self) -> Self:
         self.progress.start()
         return self
 
@@ -391,31 +382,30 @@ class _RichProgress:
         self.progress.stop()
 
 
-class _SearchProgressBar:
-    """A progress bar over problems, with problems solved so far."""
+def _infra(count: int) -> str:
+    return f", [yellow]{count} infra[/yellow]" if count else ""
+
+
+class _RichProgress(_ProgressBar):
+    """Over first attempts, with problems solved so far."""
 
     def __init__(self) -> None:
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("problems"),
-            TimeElapsedColumn(),
-            console=console,
-        )
-        self.task = self.progress.add_task("starting", total=None)
+        super().__init__("samples", remaining=True)
+
+    def update(self, state: RunProgress) -> None:
+        fixed = f" ({state.solved_with_fix} with fixes)" if state.solved_with_fix != state.solved else ""
+        self.show(f"solved {state.solved}/{state.problems}{fixed}{_infra(state.infra)}", state.total, state.done)
+
+
+class _SearchProgressBar(_ProgressBar):
+    """Over problems, with problems solved so far."""
+
+    def __init__(self) -> None:
+        super().__init__("problems", remaining=False)
 
     def update(self, state: SearchProgress) -> None:
-        infra = f", [yellow]{state.infra} infra[/yellow]" if state.infra else ""
-        description = f"solved {state.solved}/{state.problems}, {state.samples} samples{infra}"
-        self.progress.update(self.task, description=description, total=state.problems, completed=state.done)
-
-    def __enter__(self) -> _SearchProgressBar:
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
+        description = f"solved {state.solved}/{state.problems}, {state.samples} samples{_infra(state.infra)}"
+        self.show(description, state.problems, state.done)
 
 
 def _report(args: argparse.Namespace) -> None:

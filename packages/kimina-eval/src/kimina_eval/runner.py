@@ -36,10 +36,11 @@ from kimina_verify.attempts import (
 )
 from kimina_verify.environment import LeanEnvironment
 
-from kimina_eval.config import SAMPLES_FILE, RunConfig, check_resumable, load_config, save_config
+from kimina_eval.config import RunConfig
 from kimina_eval.dataset import Problem, load_problems
 from kimina_eval.engines.base import Engine, EngineFactory, Messages, as_engine
 from kimina_eval.generation import generate
+from kimina_eval.run_folder import RunFolder
 from kimina_eval.store import NO_PROOF, SampleRecord, SampleWriter, latest, load_records
 
 logger = logging.getLogger(__name__)
@@ -184,11 +185,12 @@ class Runner:
         self.config = config
         self.verifier = verifier
         self.out_dir = Path(out_dir)
+        self.folder = RunFolder(out_dir, config)
         self.options = options
         self.progress = progress
         self.lean_env = lean_env
         self.problems = load_problems(config.dataset, config.split, limit=config.limit, rectified=config.rectified)
-        self._check_directory()
+        self.folder.check()
         self.engine: Engine | None = engine if isinstance(engine, Engine) else None
         self._engine = engine
         self._done: dict[tuple[str, int, int], SampleRecord] = {}
@@ -202,12 +204,12 @@ class Runner:
         Raises:
             ConfigError: If ``out_dir`` holds a run with different settings.
         """
-        self._check_directory()  # again: another process may have started a run there since
+        self.folder.check()  # again: another process may have started a run there since
         self.engine = self.engine or as_engine(self._engine)  # built now, once every cheap check has passed
-        save_config(self.out_dir, self.config)
-        records, corrupt = load_records(self.out_dir / SAMPLES_FILE)
+        self.folder.claim()
+        records, corrupt = load_records(self.folder.samples)
         if corrupt:
-            logger.warning("%d corrupt lines in %s were skipped", len(corrupt), self.out_dir / SAMPLES_FILE)
+            logger.warning("%d corrupt lines in %s were skipped", len(corrupt), self.folder.samples)
         for key, record in latest(records).items():
             if record.correct is None:
                 self._infra[key] = record
@@ -220,7 +222,7 @@ class Runner:
         batches = [self.problems[i : i + size] for i in range(0, len(self.problems), size)]
         # Two batches in flight: one generating while the other is verified.
         gate = asyncio.Semaphore(2)
-        with SampleWriter(self.out_dir / SAMPLES_FILE, lean_env=self.lean_env) as writer:
+        with SampleWriter(self.folder.samples, lean_env=self.lean_env) as writer:
 
             async def process(batch: list[Problem]) -> None:
                 async with gate:
@@ -230,11 +232,6 @@ class Runner:
 
             await asyncio.gather(*(process(batch) for batch in batches))
         return self._report()
-
-    def _check_directory(self) -> None:
-        saved = load_config(self.out_dir)
-        if saved is not None:
-            check_resumable(saved, self.config)
 
     async def _generate(self, prompts: list[Messages], n: int, key: str) -> tuple[list[list[str]], float]:
         engine = self.engine
