@@ -12,6 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from kimina_eval.engines import Engine
 from kimina_verify import Verifier
+from kimina_verify.attempts import CLIENT_RETRIES, RetryPolicy
 from kimina_verify.server.guard import HeadAsGet, RequestGuard
 
 from kimina_api import __version__, playground
@@ -85,14 +86,20 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     verifier = None
     if settings.verifier_url:
         api_key = settings.verifier_api_key.get_secret_value() if settings.verifier_api_key else None
-        options = {"timeout": settings.lean_timeout_s, "retries": settings.verifier_retries}
+        # The client does not retry: the prover's RetryPolicy is the one retry layer (kimina_verify.attempts).
+        options = {"timeout": settings.lean_timeout_s, "retries": CLIENT_RETRIES}
         verifier = Verifier(settings.verifier_url, api_key, **(options | settings.verifier_options))
     metrics: Metrics = app.state.metrics
     limiter = Limiter(settings.max_concurrency, settings.max_queue)
     metrics.in_flight.set_function(lambda: limiter.active)
     metrics.queued.set_function(lambda: limiter.waiting)
     prover = Prover(
-        engine, verifier, template=settings.prompt_template, verify_timeout_s=settings.verify_timeout_s, metrics=metrics
+        engine,
+        verifier,
+        template=settings.prompt_template,
+        verify_timeout_s=settings.verify_timeout_s,
+        metrics=metrics,
+        retry=RetryPolicy(rounds=settings.verifier_retries, first_delay_s=1.0),
     )
     app.state.service = ProveService(settings=settings, prover=prover, limiter=limiter, metrics=metrics)
     logger.info(

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from rich.console import Console
 from rich.logging import RichHandler
@@ -161,7 +161,15 @@ def _add_model_arguments(parser: argparse.ArgumentParser, *, n: int, n_help: str
     parser.add_argument(
         "--template", default="rl", help="prompt template: rl (training prompt) or distill (model card)"
     )
-    parser.add_argument("--rectified", action="store_true", help="use corrected statements where the dataset has them")
+    parser.add_argument(
+        "--statements",
+        choices=("corrected", "original"),
+        default="corrected",
+        help="miniF2F statements: corrected (the 15 fixed test statements, the set upstream's numbers used) or "
+        "original (default: %(default)s)",
+    )
+    # Kept so that older command lines still work: corrected statements are the default now.
+    parser.add_argument("--rectified", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--name", default="", help="label of the run in reports (default: the model's name)")
     defaults = SamplingParams()
     parser.add_argument("--temperature", type=float, default=defaults.temperature, help="default: %(default)s")
@@ -225,7 +233,7 @@ def _run_config(args: argparse.Namespace, fix_turns: int) -> RunConfig:
         n=args.n,
         fix_turns=fix_turns,
         template=args.template,
-        rectified=args.rectified,
+        rectified=args.statements == "corrected",
         limit=args.limit,
         sampling=SamplingParams(args.temperature, args.top_p, args.max_tokens, args.seed),
     )
@@ -353,29 +361,20 @@ def _engine_option(item: str) -> tuple[str, Any]:
     return key.replace("-", "_"), value
 
 
-class _RichProgress:
-    """A progress bar over first attempts, with problems solved so far."""
+class _ProgressBar:
+    """A progress bar for `run` and `search` alike: a description (problems solved so far), then done of total units."""
 
-    def __init__(self) -> None:
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("samples"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-        )
+    def __init__(self, unit: str, *, remaining: bool) -> None:
+        columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit)]
+        columns += [TimeElapsedColumn(), *([TimeRemainingColumn()] if remaining else [])]
+        self.progress = Progress(*columns, console=console)
         self.console = console
         self.task = self.progress.add_task("starting", total=None)
 
-    def update(self, state: RunProgress) -> None:
-        fixed = f" ({state.solved_with_fix} with fixes)" if state.solved_with_fix != state.solved else ""
-        infra = f", [yellow]{state.infra} infra[/yellow]" if state.infra else ""
-        description = f"solved {state.solved}/{state.problems}{fixed}{infra}"
-        self.progress.update(self.task, description=description, total=state.total, completed=state.done)
+    def show(self, description: str, total: int, done: int) -> None:
+        self.progress.update(self.task, description=description, total=total, completed=done)
 
-    def __enter__(self) -> _RichProgress:
+    def __enter__(self) -> Self:
         self.progress.start()
         return self
 
@@ -383,31 +382,30 @@ class _RichProgress:
         self.progress.stop()
 
 
-class _SearchProgressBar:
-    """A progress bar over problems, with problems solved so far."""
+def _infra(count: int) -> str:
+    return f", [yellow]{count} infra[/yellow]" if count else ""
+
+
+class _RichProgress(_ProgressBar):
+    """Over first attempts, with problems solved so far."""
 
     def __init__(self) -> None:
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("problems"),
-            TimeElapsedColumn(),
-            console=console,
-        )
-        self.task = self.progress.add_task("starting", total=None)
+        super().__init__("samples", remaining=True)
+
+    def update(self, state: RunProgress) -> None:
+        fixed = f" ({state.solved_with_fix} with fixes)" if state.solved_with_fix != state.solved else ""
+        self.show(f"solved {state.solved}/{state.problems}{fixed}{_infra(state.infra)}", state.total, state.done)
+
+
+class _SearchProgressBar(_ProgressBar):
+    """Over problems, with problems solved so far."""
+
+    def __init__(self) -> None:
+        super().__init__("problems", remaining=False)
 
     def update(self, state: SearchProgress) -> None:
-        infra = f", [yellow]{state.infra} infra[/yellow]" if state.infra else ""
-        description = f"solved {state.solved}/{state.problems}, {state.samples} samples{infra}"
-        self.progress.update(self.task, description=description, total=state.problems, completed=state.done)
-
-    def __enter__(self) -> _SearchProgressBar:
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
+        description = f"solved {state.solved}/{state.problems}, {state.samples} samples{_infra(state.infra)}"
+        self.show(description, state.problems, state.done)
 
 
 def _report(args: argparse.Namespace) -> None:

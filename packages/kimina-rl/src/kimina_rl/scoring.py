@@ -121,8 +121,14 @@ class Attempt:
 
     @property
     def fixable(self) -> bool:
-        """Worth a fix turn: the format holds but Lean refused the proof (not an infrastructure failure)."""
-        return self.format.ok and self.verdict is not None and not self.verdict.ok and not self.verdict.is_infra
+        """Worth a fix turn, by the attempt protocol (`kimina_verify.attempts.gets_fix_turn`).
+
+        That is code whose format holds and that Lean refused (`lean_error` or `sorry`); not a timeout, an integrity
+        rejection or an infrastructure failure.
+        """
+        from kimina_verify.attempts import gets_fix_turn
+
+        return gets_fix_turn(format_ok=self.format.ok, code=self.code, verdict=self.verdict)
 
 
 def unencodable_attempt(text: str, settings: Settings) -> Attempt | None:

@@ -147,13 +147,14 @@ class Scorer:
 
 def _build_verifier(settings: Settings) -> Verifier:
     from kimina_verify import Verifier
+    from kimina_verify.attempts import CLIENT_RETRIES
 
     options = settings.verifier
-    # retries=0: this module owns the retry budget (infra_retry_s), so the two layers do not multiply.
+    # The attempt protocol's one retry layer is the caller's: here `_verify`'s time budget (infra_retry_s).
     return Verifier(
         options.url,
         options.api_key,
-        retries=0,
+        retries=CLIENT_RETRIES,
         timeout=options.timeout_s,
         batch_size=options.request_size,
         max_concurrency=options.max_concurrent_requests,

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from kimina_verify.attempts import FEEDBACK_MAX_CHARS, FEEDBACK_MAX_ERRORS
+
 
 @dataclass(frozen=True)
 class VerifierSettings:
@@ -53,9 +55,9 @@ class FixSettings:
         train_first_turn: Whether the failed first attempt stays in the loss when a fix turn follows it.
     """
 
-    max_feedback_chars: int = 3000
+    max_feedback_chars: int = FEEDBACK_MAX_CHARS
     max_feedback_tokens: int = 1024
-    max_errors: int = 3
+    max_errors: int = FEEDBACK_MAX_ERRORS
     min_revision_tokens: int = 1024
     reward_scale: float = 1.0
     train_first_turn: bool = True
