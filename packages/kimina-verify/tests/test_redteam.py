@@ -245,7 +245,6 @@ def _alarm(signum: int, frame: FrameType | None) -> None:
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="needs SIGALRM")
-@pytest.mark.xfail(strict=True, raises=_TooSlow, reason="red team: outline() is quadratic (660 KB: 15 s)")
 def test_outline_of_many_declarations_is_linear() -> None:
     # `outline` looks up the next command start with a scan of every start for every declaration. 20k one-line
     # declarations (about 450 KB, under the 1 MiB code limit and the prove API's 200k-character statements at
