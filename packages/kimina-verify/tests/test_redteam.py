@@ -120,13 +120,7 @@ STATIC_HOLES = {
 }
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=f"red team: {why}"))
-        for n, (_, _, why) in STATIC_HOLES.items()
-    ],
-)
+@pytest.mark.parametrize("name", list(STATIC_HOLES))
 def test_attack_is_refused_by_the_static_rules(name: str) -> None:
     code, statement, _ = STATIC_HOLES[name]
     assert check_integrity(code, statement)
@@ -138,7 +132,6 @@ def url() -> Iterator[str]:
         yield base
 
 
-@pytest.mark.xfail(strict=True, reason="red team: the lexer hole and `by_elab` reach Lean and come back valid")
 @pytest.mark.parametrize("lean_checks", [True, False])
 async def test_verifier_does_not_accept_hidden_or_meta_cheats(url: str, lean_checks: bool) -> None:
     items = [VerifyItem(*STATIC_HOLES[n][:2]) for n in ("third_char_implemented_by", "by_elab_skip_kernel")]
@@ -211,9 +204,6 @@ while (block := read_block(sys.stdin.buffer)) is not None:
 '''
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team: the nonce cannot authenticate replies against code running in the REPL"
-)
 async def test_a_snippet_that_takes_the_repl_over_cannot_forge_verdicts(tmp_path: Path) -> None:
     # In real Lean the snippet's `by_elab` code reads the REPL's stdin and writes its stdout: it sees the follow-up
     # command (the nonce is in it), answers it, and keeps answering every later command, other callers' included.
@@ -281,13 +271,7 @@ FALSE_REJECTS = {
 }
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=f"red team: false reject, {why}"))
-        for n, (_, why) in FALSE_REJECTS.items()
-    ],
-)
+@pytest.mark.parametrize("name", list(FALSE_REJECTS))
 def test_harmless_edit_passes(name: str) -> None:
     code, _ = FALSE_REJECTS[name]
     assert check_integrity(code, STATEMENT) == []

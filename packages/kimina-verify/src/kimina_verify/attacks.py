@@ -110,7 +110,7 @@ LEXER = AttackClass(
         Case("bang_call", HEADER + 'def n : ℕ := String.toNat! "42"\n\n' + PROOF),
         Case("escaped_name", HEADER + "lemma «my helper» : (2 : ℝ) = 1 + 1 := by norm_num\n\n" + PROOF),
         Case("char", HEADER + "def c : Char := 'a'\n\n" + PROOF),
-        Case("arrow", HEADER + "def f : IO Unit := do\n  let x <- pure 1\n  pure ()\n\n" + PROOF),
+        Case("arrow", HEADER + "def f : Option ℕ := do\n  let x <- pure 1\n  pure x\n\n" + PROOF),
     ),
 )
 

@@ -26,7 +26,7 @@ from kimina_verify.policy import (
     violation,
 )
 from kimina_verify.scope_rules import meaning_violations, scope_violations
-from kimina_verify.token_rules import TokenScan, before_target
+from kimina_verify.token_rules import TokenScan, before_target, context_commands
 
 __all__ = [
     "DEFAULT_ALLOWED_AXIOMS",
@@ -84,10 +84,13 @@ def check_integrity(
     found.extend(statement_found)
     if target is not None:
         dataset = LeanCode.shared(formal_statement) if formal_statement is not None else None
+        context: tuple[tuple[str, ...], ...] = ()
         if dataset is not None:
             found.extend(meaning_violations(lean, dataset, target))
-        if dataset is None or not dataset.source.has_context:
-            found.extend(before_target(lean, target.start))
+            expected = dataset.target(target.name)
+            if expected is not None:
+                context = tuple(command for _, command in context_commands(dataset, expected.start))
+        found.extend(before_target(lean, target.start, context))
     found.sort(key=lambda item: item[0])
     return statement_problems + [v for _, v in found]
 

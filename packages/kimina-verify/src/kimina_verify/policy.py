@@ -102,6 +102,8 @@ MESSAGES = {
     "axiom": "`axiom` declarations can assume anything",
     "side_command": "only `#check`, `#reduce` and `#synth` are allowed (`#eval`, `#print`, `#guard_msgs`, `#exit`, ...)",
     "run_command": "running meta code (`run_cmd`, `run_tac`, `run_elab`, `initialize`) is not allowed",
+    "meta_code": "code that runs while Lean elaborates (`by_elab`, `eval%`) or reaches IO, the compiler or Lean's own"
+    " elaborator (`IO.*`, `System.*`, `Lean.*`, `unsafe...`) is not allowed",
     "unsafe": "`unsafe` code is not allowed",
     "partial": "`partial` definitions are compiled code the kernel never checks",
     "implemented_by": "`@[implemented_by]` swaps in unchecked code",

@@ -13,6 +13,7 @@ import logging
 import time
 from typing import Any
 
+from kimina_verify.lean_checks import TargetFacts
 from kimina_verify.server import outcome as texts
 from kimina_verify.server.followup import StatementCache, checks_answer, confirm, statement_facts
 from kimina_verify.server.job import CheckSpec
@@ -105,9 +106,13 @@ class Slot:
             command["infotree"] = spec.infotree
         started = time.monotonic()
         try:
+            # The dataset statement's facts are read before the snippet runs on this REPL: code in the snippet that
+            # takes the process over (reads its stdin, answers in its place) can then never answer for them.
+            statement = await self._statement_facts(repl, spec)
+            started = time.monotonic()
             reply = await repl.run(command, spec.timeout)
             elapsed = time.monotonic() - started
-            checks = await self._follow_up(repl, reply, spec)
+            checks = await self._follow_up(repl, reply, spec, statement)
         except ReplError as exc:
             return self._failed(exc, spec.timeout, time.monotonic() - started, repl)
         self._uses += 1
@@ -119,7 +124,16 @@ class Slot:
         self.metrics.check_seconds.observe(elapsed)
         return CheckOutcome.from_reply(reply, elapsed, repl_uuid=repl.uuid, memory_mb=memory, checks=checks)
 
-    async def _follow_up(self, repl: ReplProcess, reply: dict[str, Any], spec: CheckSpec) -> dict[str, Any] | None:
+    async def _statement_facts(self, repl: ReplProcess, spec: CheckSpec) -> TargetFacts | None:
+        """The dataset statement's facts (cached per header and statement), when the checks ask for them."""
+        if spec.checks is None or spec.checks.statement is None:
+            return None
+        assert self._base_env is not None
+        return await statement_facts(repl, self._base_env, spec.checks, self.statements, spec.timeout)
+
+    async def _follow_up(
+        self, repl: ReplProcess, reply: dict[str, Any], spec: CheckSpec, statement: TargetFacts | None
+    ) -> dict[str, Any] | None:
         """Confirm the reply was the snippet's; run its checks when it elaborated cleanly and checks were asked for."""
         assert self._base_env is not None
         started = time.monotonic()
@@ -133,10 +147,7 @@ class Slot:
         )
         if spec.checks is None:
             return None
-        statement = None
-        if run_checks and spec.checks.statement is not None:
-            statement = await statement_facts(repl, self._base_env, spec.checks, self.statements, spec.timeout)
-        return checks_answer(target, statement, started)
+        return checks_answer(target, statement if run_checks else None, started)
 
     async def _ensure(self, spec: CheckSpec) -> CheckOutcome | None:
         """Make sure a live REPL for the spec's header is here, importing the header if it is new."""
