@@ -277,9 +277,6 @@ def test_harmless_edit_passes(name: str) -> None:
     assert check_integrity(code, STATEMENT) == []
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team: false reject, `import Mathlib.«Tactic»` is assembled as `import Tactic`"
-)
 def test_escaped_import_is_assembled_as_written() -> None:
     # The header is read from the stripped copy, where `«»` became spaces: `Mathlib. Tactic` is two modules, and the
     # server then refuses `import Tactic` (header_import) although the static rules passed the code.
@@ -291,10 +288,11 @@ def test_escaped_import_is_assembled_as_written() -> None:
 # --- what the stand-in does not model (only real Lean can tell; see test_redteam_lean.py) ---------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="red team (sim): the stand-in models neither expandDeclNamespace? nor variables")
 @pytest.mark.parametrize("name", ["dotted_target_namespace", "context_statement_variable"])
-async def test_stand_in_checks_see_the_changed_meaning(url: str, name: str) -> None:
+async def test_stand_in_checks_see_the_changed_meaning(url: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # Real Lean's `#check` prints `Hack.Real.log`, or the `cheat` binder that `include` adds: a type mismatch there.
+    # The static rules refuse both now; switched off here, so that the second layer is tested on its own.
+    monkeypatch.setattr("kimina_verify.client.check_integrity", lambda *args, **kwargs: [])
     code, statement, _ = STATIC_HOLES[name]
     async with Verifier(url, timeout=20, retries=0, lean_checks=True) as verifier:
         (verdict,) = await verifier.verify([VerifyItem(code, statement)])

@@ -54,6 +54,10 @@ class Slot:
         self._uses = 0
         self._closing = False
         self._retiring: set[asyncio.Task[None]] = set()
+        # Whether the last attempt's REPL crashed while the snippet itself ran (not its header), and how.
+        self._body_crashed = False
+        self._crash_code: int | None = None
+        self._crash_tail = ""
 
     @property
     def header(self) -> str | None:
@@ -80,6 +84,20 @@ class Slot:
 
     async def _run(self, spec: CheckSpec) -> CheckOutcome:
         outcome = await self._attempt(spec)
+        if outcome.outcome == "crash" and self._body_crashed:
+            # The REPL died while the snippet ran: an earlier snippet may have left it so, so try a fresh one. A
+            # snippet that crashes a fresh REPL too (a stack overflow: exit 134) is the snippet's failure, and gets a
+            # verdict of its own rather than `infra` on every retry of every caller.
+            retry = await self._attempt(spec)
+            if retry.outcome != "crash" or not self._body_crashed:
+                return retry
+            logger.warning("snippet crashed two fresh REPLs: %s", retry.error)
+            return CheckOutcome.failed(
+                "snippet_crash",
+                texts.SNIPPET_CRASHED.format(code=self._crash_code, stderr=self._crash_tail),
+                retry.time,
+                repl_uuid=retry.repl_uuid,
+            )
         if outcome.outcome != _OUT_OF_STEP:
             return outcome
         # The REPL that was out of step is gone; an earlier snippet may have caused it, so try a fresh one.
@@ -92,6 +110,7 @@ class Slot:
         )
 
     async def _attempt(self, spec: CheckSpec) -> CheckOutcome:
+        self._body_crashed = False
         if self._closing:
             return CheckOutcome.failed("shutdown", texts.SHUTDOWN)
         failure = await self._ensure(spec)
@@ -114,6 +133,10 @@ class Slot:
             elapsed = time.monotonic() - started
             checks = await self._follow_up(repl, reply, spec, statement)
         except ReplError as exc:
+            self._body_crashed = isinstance(exc, ReplCrashed) and not exc.out_of_memory
+            if isinstance(exc, ReplCrashed):
+                tail = exc.stderr_tail.strip().splitlines()
+                self._crash_code, self._crash_tail = exc.returncode, tail[-1][:500] if tail else "(no stderr)"
             return self._failed(exc, spec.timeout, time.monotonic() - started, repl)
         self._uses += 1
         memory = repl.memory_mb() if self.settings.max_repl_mem else None

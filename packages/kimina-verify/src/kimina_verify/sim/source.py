@@ -232,6 +232,29 @@ def namespaces_at(masked: str, offsets: list[int]) -> list[str]:
     return result
 
 
+_VARIABLE = re.compile(r"(?<![\w.'])variable\??(?![\w'!?])((?:[ \t]*[(\[{⦃][^()\[\]{}⦃⦄\n]*[)\]}⦄])+)")
+_INCLUDE = re.compile(r"(?<![\w.'])include(?![\w'!?])((?:[ \t]+[^\s()]+)+)")
+_BINDER_GROUP = re.compile(r"[(\[{⦃]([^()\[\]{}⦃⦄]*)[)\]}⦄]")
+
+
+def included_binders(masked: str, before: int) -> list[str]:
+    """The binder groups of the `variable`s that a theorem at offset `before` includes.
+
+    Those named by an `include` before it, and every instance-implicit one (Lean v4.10+ includes those whose
+    dependencies are included).
+
+    One line per `variable` command, no nested brackets, no section scoping: enough for the attacks the static rules
+    also refuse (`variable (cheat : False)` + `include cheat`, `variable? [cheat : Fact False]`).
+    """
+    groups: list[tuple[str, list[str]]] = []
+    for m in _VARIABLE.finditer(masked, 0, before):
+        for g in _BINDER_GROUP.finditer(m.group(1)):
+            names = g.group(1).partition(":")[0].split()
+            groups.append((g.group(), names))
+    included = {n for m in _INCLUDE.finditer(masked, 0, before) for n in m.group(1).split()}
+    return [text for text, names in groups if text.startswith("[") or included & set(names)]
+
+
 def full_name(written: str, namespace: str) -> str:
     """The full name of a declaration written `written` inside `namespace` (`_root_.` escapes the namespace)."""
     written = unescape(written)
