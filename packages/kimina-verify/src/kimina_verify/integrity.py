@@ -83,6 +83,11 @@ def check_integrity(
     target, statement_found = _statement_violations(lean, formal_statement, theorem)
     found.extend(statement_found)
     if target is not None:
+        if "private" in target.modifiers:
+            message = (
+                "the target theorem may not be `private` (helpers may): the checks name it by its public full name"
+            )
+            found.append(violation(lean.text, target.start, "private", message))
         dataset = LeanCode.shared(formal_statement) if formal_statement is not None else None
         context: tuple[tuple[str, ...], ...] = ()
         if dataset is not None:

@@ -113,7 +113,8 @@ MESSAGES = {
     "native_decide": "`native_decide` trusts compiled code; this policy forbids it",
     "instance": "instances declared before the theorem can change its statement's meaning; use `haveI` inside",
     "variable": "`variable`/`include` before the theorem can add hypotheses to it",
-    "private": "`private` names print like public ones, so a private declaration can impersonate another",
+    "private": "`private` is allowed on helper declarations only (not on the target, not `open private`): private"
+    " names print like public ones",
     "export": "`export` makes names of one namespace resolve in another",
     "open": "opening namespaces the statement does not open, before the theorem, can change what its names mean",
     "root_namespace": "`_root_.` declares a name outside the namespace it is written in",

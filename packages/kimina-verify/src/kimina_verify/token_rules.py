@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from kimina_format.lean_decls import COMMAND_WORDS, attribute_names
+from kimina_format.lean_decls import COMMAND_WORDS, DECLARATION_KEYWORDS, MODIFIERS, attribute_names
 from kimina_format.lean_lexer import Token
 
 from kimina_verify.code import LeanCode
@@ -105,7 +105,7 @@ class TokenScan:
         """Forbidden words and constants, `set_option`, `attribute [...]`, `native_decide`."""
         text = tok.text
         last = text.rpartition(".")[2]
-        if text in _KEYWORDS:
+        if text in _KEYWORDS and not (text == "private" and self._modifies_declaration(i)):
             self.add(tok.start, _KEYWORDS[text])
         if last in _CONSTANTS:
             self.add(tok.start, _CONSTANTS[last])
@@ -181,6 +181,23 @@ class TokenScan:
             if not self.policy.import_allowed(tok.text):
                 allowed = ", ".join(self.policy.allowed_imports)
                 self.add(tok.start, "header_import", f"`import {tok.text}` is not allowed (packages: {allowed})")
+
+    def _modifies_declaration(self, i: int) -> bool:
+        """Whether the unescaped `private` at token `i` is a modifier of a declaration (`private lemma helper`).
+
+        That only makes the name private to this file, which the rules (`shadowing`, the target's full name) see as
+        they see any name; `open private`, `private` on the target (see `check_integrity`) and escaped `«private»`
+        stay refused.
+        """
+        if self.tokens[i].escaped:
+            return False
+        j = i + 1
+        while j < len(self.tokens) and self.tokens[j].kind == "ident" and self.tokens[j].text in MODIFIERS:
+            j += 1
+        if j >= len(self.tokens):
+            return False
+        keyword = self.tokens[j]
+        return keyword.kind == "ident" and not keyword.escaped and keyword.text in DECLARATION_KEYWORDS
 
     def _assigned_true(self, i: int) -> bool:
         """`native := true` (a decide configuration)."""
