@@ -121,16 +121,22 @@ class _Scopes:
     def __init__(self) -> None:
         self.stack: list[tuple[ScopeKind, str]] = []
         self.problems: list[ScopeProblem] = []
+        self._namespace: str | None = None
 
     @property
     def namespace(self) -> str:
-        return ".".join(name for kind, name in self.stack if kind == "namespace")
+        # Cached until the stack changes: a long run of declarations deep in namespaces stays linear.
+        if self._namespace is None:
+            self._namespace = ".".join(name for kind, name in self.stack if kind == "namespace")
+        return self._namespace
 
     def open(self, kind: ScopeKind, name: str) -> None:
+        self._namespace = None
         parts = name.split(".") if name else [""]
         self.stack.extend((kind, part) for part in parts)
 
     def end(self, offset: int, name: str | None) -> None:
+        self._namespace = None
         if self.stack and self.stack[-1][0] == "mutual" and name is None:
             self.stack.pop()
             return

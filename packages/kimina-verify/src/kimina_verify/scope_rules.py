@@ -63,7 +63,8 @@ def meaning_violations(lean: LeanCode, statement: LeanCode, target: Declaration)
     expected = statement.target(target.name)
     names = free_names(expected.statement if expected is not None else target.statement)
     # `theorem Hack.target` elaborates inside `namespace Hack` (`expandDeclNamespace?`): its names resolve there too.
-    namespace = (target.name or "").rpartition(".")[0] if target.name else target.namespace
+    written = (target.written_name or "").removeprefix("_root_.").rpartition(".")[0]
+    namespace = ".".join(filter(None, [target.namespace, written]))
     candidates = _resolutions(names, namespace, opened)
     for decl in lean.declarations:
         if decl is target or decl.name is None or statement.find(decl.name) is not None:

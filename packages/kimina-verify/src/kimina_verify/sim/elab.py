@@ -280,9 +280,10 @@ class Elaborator:
         for decl, namespace in zip(decls, namespaces_at(masked, [d.start for d in decls]), strict=True):
             assert decl.name is not None
             name = full_name(decl.name, namespace)
-            # `theorem Hack.target` elaborates inside `namespace Hack` (`expandDeclNamespace?`).
-            prefix = name.rpartition(".")[0]
-            parts = prefix.split(".") if prefix else []
+            # `theorem Hack.target` elaborates inside `namespace Hack` (`expandDeclNamespace?`), within the current
+            # namespace (which `_root_.` leaves in place for resolution).
+            written = unescape(decl.name).removeprefix("_root_.").rpartition(".")[0]
+            parts = [p for p in (*namespace.split("."), *written.split(".")) if p]
 
             def resolve(word: str, parts: list[str] = parts) -> str:
                 for k in range(len(parts), -1, -1):

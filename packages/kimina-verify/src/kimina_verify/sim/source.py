@@ -37,6 +37,9 @@ _OPEN = "([{⦃"
 _CLOSE = ")]}⦄"
 
 
+_RAW = re.compile(r'r(#*)"')
+
+
 def mask(code: str) -> str:
     """`code` with comments and string literals blanked out (same length, newlines kept)."""
     out = list(code)
@@ -56,9 +59,25 @@ def mask(code: str) -> str:
                     out[i] = " "
                 i += 1
         elif code.startswith("/-", i):
+            # Lean reads the third character (a doc comment's `-`/`!`, or one `whitespace` steps over) before it
+            # scans for nested openers and closers: `/-/-/` is a whole comment.
             depth = 1
-            out[i] = out[i + 1] = " "
-            i += 2
+            for j in range(i, min(i + 3, n)):
+                if out[j] != "\n":
+                    out[j] = " "
+            i += 3
+        elif (
+            code[i] == "r"
+            and (raw := _RAW.match(code, i))
+            and not (i and (code[i - 1].isalnum() or code[i - 1] in "_.'"))
+        ):
+            # A raw string `r#"..."#` (at a token start): no escapes, closed by `"` and as many `#`.
+            close = code.find('"' + raw.group(1), raw.end())
+            end = n if close < 0 else close
+            for j in range(raw.end(), end):
+                if out[j] != "\n":
+                    out[j] = " "
+            i = n if close < 0 else close + 1 + len(raw.group(1))
         elif code.startswith("--", i):
             while i < n and code[i] != "\n":
                 out[i] = " "
@@ -152,7 +171,7 @@ def split_imports(code: str) -> tuple[list[tuple[str, int]], int]:
 
 
 def _block_comment_end(code: str, start: int) -> int:
-    depth, i = 0, start
+    depth, i = 1, start + 3  # the third character never opens or closes anything (see `mask`)
     while i < len(code):
         if code.startswith("/-", i):
             depth, i = depth + 1, i + 2
