@@ -38,57 +38,46 @@ _CLOSE = ")]}⦄"
 
 
 _RAW = re.compile(r'r(#*)"')
+_NAME_CHAR = re.compile(r"[\w.'!?]")
 
 
 def mask(code: str) -> str:
     """`code` with comments and string literals blanked out (same length, newlines kept)."""
     out = list(code)
+
+    def blank(start: int, end: int) -> None:
+        for j in range(start, min(end, n)):
+            if out[j] != "\n":
+                out[j] = " "
+
     i, n, depth = 0, len(code), 0
     while i < n:
         if depth:
-            if code.startswith("/-", i):
-                depth += 1
-                out[i] = out[i + 1] = " "
-                i += 2
-            elif code.startswith("-/", i):
-                depth -= 1
-                out[i] = out[i + 1] = " "
-                i += 2
-            else:
-                if out[i] != "\n":
-                    out[i] = " "
-                i += 1
+            step = 2 if code.startswith(("/-", "-/"), i) else 1
+            depth += 1 if code.startswith("/-", i) else -1 if code.startswith("-/", i) else 0
+            blank(i, i + step)
+            i += step
         elif code.startswith("/-", i):
             # Lean reads the third character (a doc comment's `-`/`!`, or one `whitespace` steps over) before it
             # scans for nested openers and closers: `/-/-/` is a whole comment.
             depth = 1
-            for j in range(i, min(i + 3, n)):
-                if out[j] != "\n":
-                    out[j] = " "
+            blank(i, i + 3)
             i += 3
-        elif (
-            code[i] == "r"
-            and (raw := _RAW.match(code, i))
-            and not (i and (code[i - 1].isalnum() or code[i - 1] in "_.'"))
-        ):
+        elif code[i] == "r" and (raw := _RAW.match(code, i)) and not (i and _NAME_CHAR.match(code[i - 1])):
             # A raw string `r#"..."#` (at a token start): no escapes, closed by `"` and as many `#`.
             close = code.find('"' + raw.group(1), raw.end())
-            end = n if close < 0 else close
-            for j in range(raw.end(), end):
-                if out[j] != "\n":
-                    out[j] = " "
+            blank(raw.end(), n if close < 0 else close)
             i = n if close < 0 else close + 1 + len(raw.group(1))
         elif code.startswith("--", i):
-            while i < n and code[i] != "\n":
-                out[i] = " "
-                i += 1
+            end = code.find("\n", i)
+            end = n if end < 0 else end
+            blank(i, end)
+            i = end
         elif code[i] == '"':
             i += 1
             while i < n and code[i] != '"':
                 step = 2 if code[i] == "\\" else 1
-                for j in range(i, min(i + step, n)):
-                    if out[j] != "\n":
-                        out[j] = " "
+                blank(i, i + step)
                 i += step
             i += 1
         else:
