@@ -185,6 +185,7 @@ class Slot:
                 cwd=self.settings.cwd,
                 memory_limit_mb=self.settings.max_repl_mem,
                 max_reply_bytes=self.settings.max_reply_bytes,
+                jail=self.settings.jail,
             )
         except ReplStartError as exc:
             return CheckOutcome.failed("start_failed", texts.START_FAILED.format(detail=exc))
