@@ -55,7 +55,7 @@ class LeanText:
         """Whether instances or variables come before the target theorem (a statement that brings its own context)."""
         target = self.target()
         return target is not None and any(
-            t.kind == "ident" and not t.escaped and t.text in _CONTEXT_WORDS and t.start < target.start
+            t.kind == "ident" and not t.escaped and t.text.rstrip("?!") in _CONTEXT_WORDS and t.start < target.start
             for t in self.lexed.tokens
         )
 

@@ -17,15 +17,13 @@ from uuid import uuid4
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register  # noqa: TID253
 from verl.utils.profiler import simple_timer  # noqa: TID253
 
-from kimina_rl.scoring import Attempt, Problem, reward_info
+from kimina_rl.scoring import REWARD_FIELD, REWARD_SEAL_FIELD, Attempt, Problem, reward_info, seal_reward
 from kimina_rl.service import Scorer, scorer_for
 from kimina_rl.settings import Settings
 
 logger = logging.getLogger(__name__)
 
 AGENT_NAME = "kimina_fix"
-REWARD_FIELD = "kimina_reward"
-"""`extra_fields` key holding the reward dict, so `compute_score` can reuse it if verl ever calls it anyway."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +124,7 @@ class KiminaFixAgentLoop(AgentLoopBase):  # type: ignore[misc]  # verl is untype
         extra_fields.update(
             {"turn_scores": [first.score, final.score] if revised else [first.score], "tool_rewards": []}
         )
-        extra_fields.update({"reward_extra_info": info, REWARD_FIELD: info})
+        extra_fields.update({"reward_extra_info": info, REWARD_FIELD: info, REWARD_SEAL_FIELD: seal_reward(info)})
 
         response_ids = tokens.ids[len(prompt_ids) :][: self.response_length]
         return AgentLoopOutput(

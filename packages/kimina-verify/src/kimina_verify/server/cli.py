@@ -46,6 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds a client has for its request headers, and may pause within its body or its answer (default 30)",
     )
     add("--shutdown-grace", type=float, help="seconds in-flight checks get on shutdown (default 30)")
+    add(
+        "--jail",
+        choices=("off", "auto", "bwrap"),
+        help="run REPLs in a bubblewrap jail (read-only files, no network): auto = when bwrap is installed (default off)",
+    )
     add("--lean-version", help="Lean version reported by /health")
     add("--log-level", help="DEBUG, INFO, WARNING or ERROR (default INFO)")
 
@@ -63,6 +68,7 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         max_repls=args.max_repls,
         max_repl_uses=args.max_repl_uses,
         max_repl_mem=args.max_repl_mem,
+        jail=args.jail,
         timeout=args.timeout,
         max_timeout=args.max_timeout,
         import_timeout=args.import_timeout,
