@@ -38,6 +38,10 @@ class Repetition(NamedTuple):
         blank_lines: Most lines in a row that are blank once spaces and digits are deleted, when more than
             `max_blank_lines` (0 otherwise).
         counts: How often each long line's key occurs.
+        short_repeats: Occurrences of the most repeated short non-blank line (under `repetition_min_chars`), when
+            there are more short lines than `max_short_line_repeats` (0 otherwise: it cannot exceed the bound).
+        longest_line: Bytes in the longest line's key.
+        anchored_copies: Most long lines that share the same anchored band (see `_anchored_copies`).
     """
 
     lines: int
@@ -48,6 +52,9 @@ class Repetition(NamedTuple):
     near_duplicates: int
     blank_lines: int
     counts: Counter[bytes]
+    short_repeats: int = 0
+    longest_line: int = 0
+    anchored_copies: int = 0
 
 
 def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str]) -> Repetition:
@@ -62,8 +69,9 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
     long = long_keys(keys, config.repetition_min_chars)
     lines = keys.count(b"\n") + 1
     blank_lines = over_limit_run(keys, b"\n", config.max_blank_lines, offset=1)
+    short_repeats = _short_repeats(keys, config)
     if not long:
-        return Repetition(lines, 0, 0.0, 1, 0, 0, blank_lines, Counter())
+        return Repetition(lines, 0, 0.0, 1, 0, 0, blank_lines, Counter(), short_repeats, 0)
     counts = Counter(long)
     most = max(counts.values())
     ratio = 1.0 - len(counts) / len(long)
@@ -81,7 +89,36 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
         _near_duplicates(counts, config.near_duplicate_min_chars),
         blank_lines,
         counts,
+        short_repeats,
+        _longest(long),
+        _anchored_copies(counts),
     )
+
+
+def _short_repeats(keys: bytes, config: FormatConfig) -> int:
+    """Occurrences of the most repeated short non-blank key, when the short lines are more than the bound allows.
+
+    Short lines are never objects otherwise; here they are only made when there are enough of them to break the bound
+    (counted first from the line count, which is a C scan), so most completions pay one `count`.
+    """
+    most = config.max_short_line_repeats
+    if most is None or keys.count(b"\n") < most:
+        return 0
+    short = _short_lines(config.repetition_min_chars).findall(keys)
+    if len(short) <= most:
+        return 0
+    return max(Counter(short).values())
+
+
+@lru_cache
+def _short_lines(min_chars: int) -> re.Pattern[bytes]:
+    """Matches each non-blank line of fewer than `min_chars` bytes."""
+    return re.compile(rb"(?m)^[^\n]{1,%d}$" % max(min_chars - 1, 1))
+
+
+def _longest(long: list[bytes]) -> int:
+    """Bytes in the longest key (0 without long lines: every line is then shorter than `repetition_min_chars`)."""
+    return max(map(len, long)) if long else 0
 
 
 def long_keys(keys: bytes, min_chars: int) -> list[bytes]:
@@ -171,6 +208,28 @@ def _near_duplicates(counts: Counter[bytes], min_chars: int) -> int:
         tail_counts[tail] = tail_counts.get(tail, 0) + count
         both[head, tail] = both.get((head, tail), 0) + count
     return max(head_counts[h] + tail_counts[t] - both[h, t] for h, t in zip(heads, tails, strict=True))
+
+
+# The anchored band: `_BAND_BYTES` key bytes from the first `e` at or past byte `_ANCHOR_FROM` of a long line.
+_ANCHOR_FROM = 16
+_BAND_BYTES = 32
+
+
+def _anchored_copies(counts: Counter[bytes]) -> int:
+    """Most long lines that share their anchored band: copies reworded at both ends, with the middle kept.
+
+    The near-duplicate bands (a line's first or last bytes) miss a copy with new opening and closing words. An anchor
+    chosen by content (the first `e` past the opening) moves with the text, so copies whose openings differ in length
+    still cut their middle at one of a few `e`s: their bands fall into a few groups, not one per copy
+    (content-defined chunking, as rsync does). One dict lookup per distinct long line.
+    """
+    groups: dict[bytes, int] = {}
+    for key, count in counts.items():
+        at = key.find(b"e", _ANCHOR_FROM)
+        if at != -1 and at + _BAND_BYTES <= len(key):
+            band = key[at : at + _BAND_BYTES]
+            groups[band] = groups.get(band, 0) + count
+    return max(groups.values(), default=0)
 
 
 def near_duplicate_line(text: str, min_chars: int) -> str:
