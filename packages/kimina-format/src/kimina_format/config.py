@@ -56,7 +56,7 @@ class FormatConfig:
         max_trailing_whitespace: Most whitespace characters after the final Lean block.
         max_space_run: Most spaces (or tabs) in a row anywhere in the completion.
         max_blank_lines: Most blank lines in a row anywhere in the completion.
-        max_tab_chars: Most tab characters in the completion (Lean forbids tabs; the models write none).
+        max_tab_chars: Most tab characters in the prose (the models write none; in code Lean refuses them).
         max_invisible_chars: Most invisible characters in the prose: zero-width and other format characters,
             non-ASCII spaces (no-break, ideographic, ...), control characters, variation selectors, blank Braille.
         max_symbol_chars: Most pictographic characters in the prose (emoji, dingbats, private use).
@@ -76,8 +76,8 @@ class FormatConfig:
     max_consecutive_repeats: int | None = 4
     near_duplicate_min_chars: int = 100
     max_near_duplicates: int | None = 14
-    max_paraphrased_copies: int | None = 80
-    max_short_line_repeats: int | None = 150
+    max_paraphrased_copies: int | None = 100
+    max_short_line_repeats: int | None = 250
     max_line_chars: int | None = 3_000
     min_tactic_blocks: int | None = 2
     min_tactic_block_lines: int | None = 1

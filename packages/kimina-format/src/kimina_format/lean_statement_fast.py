@@ -16,50 +16,77 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from kimina_format.lean_decls import COMMAND_WORDS
+from kimina_format.lean_decls import COMMAND_WORDS, THEOREM_KEYWORDS
 from kimina_format.lean_lexer import ID_FIRST_CLASS, ID_REST_CLASS
 from kimina_format.lean_source import strip_comments
 
 _PART = f"[{ID_FIRST_CLASS}][{ID_REST_CLASS}]*"
+_NUMBER = r"0[bB][01]+|0[oO][0-7]+|0[xX][0-9a-fA-F]+|[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 # `lean_lexer`'s number, name and symbol rules, in the order its `step` tries them (on plain text: no literal).
-TOKEN = re.compile(
-    rf"0[bB][01]+|0[oO][0-7]+|0[xX][0-9a-fA-F]+|[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|{_PART}(?:\.{_PART})*|[^ \t\r\n]"
-)
+TOKEN = re.compile(rf"{_NUMBER}|{_PART}(?:\.{_PART})*|[^ \t\r\n]")
 """One Lean token of plain text (see `plain_tokens`)."""
-# Text where only the lexer knows what Lean reads: literals, escapes, root names, comment openers whose third
-# character Lean skips. A `'` that may start a token (not after a name character) opens a character literal.
+_NAME_AFTER_KEYWORD = re.compile(rf"[ \t\r\n]+({_PART}(?:\.{_PART})*)")
+# What `str.split()` takes for whitespace and Lean does not (a no-break space is a symbol to Lean): text holding one
+# is left to the lexer, so that the key (`signature_key`) may split on any whitespace.
+_OTHER_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_BRACKET_CHARS = re.compile("[][(){}⟨⟩⦃⦄]")
+# Text where only the lexer knows what Lean reads: literals, escapes, root names and namespaces, comment openers whose
+# third character Lean skips. A `'` that may start a token (not after a name character) opens a character literal.
 _UNSAFE = ('"', "«", "»", "/-/", "/--/", "_root_", "namespace")
-_QUOTE_START = re.compile(rf"(?<![{ID_REST_CLASS}])'")
+# The name characters before a `'`: when they start with a letter the quote continues a name (`h2'`); otherwise it
+# starts a token (`2'` is a number and a quote).
+_RUN_BEFORE_QUOTE = re.compile(rf"(?<![{ID_REST_CLASS}])[{ID_REST_CLASS}]+\Z")
+_ID_FIRST = re.compile(f"[{ID_FIRST_CLASS}]")
 _AFTER_NAME = re.compile(rf"[{ID_REST_CLASS}]|\.[{ID_FIRST_CLASS}]")
 _NAME_CHAR = re.compile(rf"[{ID_REST_CLASS}.]")
-_WORDS = "|".join(sorted(COMMAND_WORDS, key=len, reverse=True))
 _END = rf"(?![{ID_REST_CLASS}]|\.[{ID_FIRST_CLASS}])"
-_THEOREM = re.compile(rf"(?<![{ID_REST_CLASS}.])(?:theorem|lemma){_END}")
-# Any other command word: the statement then has definitions, scopes or modifiers, which the lexer path compares.
-_OTHER_WORDS = "|".join(sorted(COMMAND_WORDS - {"theorem", "lemma", "open", "set_option"}, key=len, reverse=True))
-_LETTERS_BEFORE = ID_REST_CLASS.replace("0-9", "")  # after a digit a word is a new token: `2def` is `2` `def`
-_OTHER_COMMAND = re.compile(rf"(?<![{_LETTERS_BEFORE}.])(?:{_OTHER_WORDS}){_END}")
-# A command starting a line ends the declaration before it (`lean_decls._starts_command`).
-_COMMAND_LINE = re.compile(rf"\n(?:[#@]|(?:{_WORDS}){_END})")
+# Command words besides the theorem keywords and the header's: the statement then has definitions, scopes or
+# modifiers, which the lexer path compares. Words are runs of ASCII-name characters here, so a word inside `x.def`,
+# `2def` or `h₀def` counts too (the lexer path decides those).
+_OTHER_COMMANDS = COMMAND_WORDS - THEOREM_KEYWORDS - {"open", "set_option"} | {"where"}
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_'!?]*")
+# A command starting a line ends the declaration before it (`lean_decls._starts_command`); in a statement, past its
+# first theorem, only the next theorem may.
+_COMMAND_LINE = re.compile(rf"\n(?:[#@]|(?:{'|'.join(sorted(COMMAND_WORDS, key=len, reverse=True))}){_END})")
+_OTHER_COMMAND_LINE = re.compile(
+    rf"\n(?:[#@]|(?:{'|'.join(sorted(COMMAND_WORDS - THEOREM_KEYWORDS, key=len, reverse=True))}){_END})"
+)
 _KEYWORD_BEFORE = re.compile(rf"(?<![{ID_REST_CLASS}.])(?:theorem|lemma)[ \t\r\n]+\Z")
-_NAME = re.compile(rf"{_PART}(?:\.{_PART})*")
-_OPENERS = {"(": 1, "[": 1, "{": 1, "⟨": 1, "⦃": 1, ")": -1, "]": -1, "}": -1, "⟩": -1, "⦄": -1}
+_BRACKETS = {"(": 1, "[": 1, "{": 1, "⟨": 1, "⦃": 1, ")": -1, "]": -1, "}": -1, "⟩": -1, "⦄": -1}
 
 
 class PlainStatement(NamedTuple):
-    """A dataset statement that declares only theorems, each as (name, tokens from after the name up to `:=`)."""
+    """A dataset statement that declares only theorems, each as (name, key of the tokens after it up to `:=`)."""
 
-    theorems: tuple[tuple[str, tuple[str, ...]], ...]
+    theorems: tuple[tuple[str, str], ...]
 
 
 def is_plain(text: str) -> bool:
     """Whether `text` has nothing that only the lexer reads right (see the module docstring)."""
-    return not any(mark in text for mark in _UNSAFE) and _QUOTE_START.search(text) is None
+    if any(mark in text for mark in _UNSAFE) or _OTHER_SPACE.search(text) is not None:
+        return False
+    at = text.find("'")
+    while at != -1:
+        run = _RUN_BEFORE_QUOTE.search(text, max(0, at - 64), at) if at else None
+        if run is None or _ID_FIRST.match(run.group()) is None:
+            return False  # a `'` that starts a token: a character literal, or Mathlib's `''`
+        at = text.find("'", at + 1)
+    return True
 
 
 def plain_tokens(text: str) -> list[str]:
     """The token texts `lean_lexer.lex(text)` gives, for plain text (`is_plain`); comments are skipped."""
     return TOKEN.findall(strip_comments(text)[0])
+
+
+def signature_key(text: str) -> str:
+    r"""The key of plain, comment-free Lean text: its runs of whitespace as one space, the ends stripped.
+
+    Equal keys mean equal text up to the length of whitespace runs, so equal tokens (plain text has no whitespace but
+    Lean's: space, tab, `\r` and `\n`). A statement re-spaced around symbols (`x^2` for
+    `x ^ 2`) has another key: the lexer path compares its tokens.
+    """
+    return " ".join(text.split())
 
 
 @lru_cache(maxsize=4096)
@@ -71,38 +98,47 @@ def plain_statement(formal_statement: str) -> PlainStatement | None:
     if not is_plain(formal_statement):
         return None
     code, _ = strip_comments(formal_statement)
-    if _OTHER_COMMAND.search(code) is not None:
+    if not _OTHER_COMMANDS.isdisjoint(_WORD.findall(code)):
         return None
-    starts = [m.start() for m in _THEOREM.finditer(code)]
-    if not starts:
+    starts = sorted(_keyword_starts(code, "theorem") + _keyword_starts(code, "lemma"))
+    if len(starts) != code.count("theorem") + code.count("lemma"):
+        return None  # a keyword inside a name, or after a digit (`2theorem`): the lexer path tells them apart
+    if not starts or _OTHER_COMMAND_LINE.search(code, starts[0]) is not None:
         return None
-    keyword_lines = {start - 1 for start in starts}
-    if any(m.start() not in keyword_lines for m in _COMMAND_LINE.finditer(code, starts[0])):
-        return None  # a command inside a signature would end it there
-    theorems: list[tuple[str, tuple[str, ...]]] = []
+    theorems: list[tuple[str, str]] = []
     for start, end in zip(starts, [*starts[1:], len(code)], strict=True):
-        colon = code.find(":=", start, end)
+        named = _NAME_AFTER_KEYWORD.match(code, start + (7 if code.startswith("theorem", start) else 5))
+        if named is None or named.group(1) in COMMAND_WORDS:
+            return None
+        colon = code.find(":=", named.end(), end)
         if colon == -1:
             return None
-        tokens = TOKEN.findall(code, start, colon)
-        if len(tokens) < 2 or not COMMAND_WORDS.isdisjoint(tokens[1:]) or "where" in tokens:
+        signature = code[named.end() : colon]
+        if not _balanced(_BRACKET_CHARS.findall(signature)):
             return None
-        name = tokens[1]
-        if _NAME.fullmatch(name) is None or not _balanced(tokens[2:]):
-            return None
-        theorems.append((name, tuple(tokens[2:])))
+        theorems.append((named.group(1), signature_key(signature)))
     if len({name for name, _ in theorems}) != len(theorems):
         return None
     return PlainStatement(tuple(theorems))
 
 
-def _balanced(tokens: list[str]) -> bool:
-    """Whether the brackets are back at depth 0 after `tokens`, counted as `lean_decls` counts them."""
+def _keyword_starts(code: str, keyword: str) -> list[int]:
+    """Offsets of `keyword` where it is a whole token (not inside a longer name)."""
+    found = []
+    at = code.find(keyword)
+    while at != -1:
+        end = at + len(keyword)
+        if _AFTER_NAME.match(code, end) is None and not (at and _NAME_CHAR.match(code, at - 1)):
+            found.append(at)
+        at = code.find(keyword, end)
+    return found
+
+
+def _balanced(brackets: list[str]) -> bool:
+    """Whether the brackets are back at depth 0 after them, counted as `lean_decls` counts them."""
     depth = 0
-    for token in tokens:
-        step = _OPENERS.get(token)
-        if step is not None:
-            depth = max(0, depth + step)
+    for bracket in brackets:
+        depth = max(0, depth + _BRACKETS[bracket])
     return depth == 0
 
 
@@ -116,7 +152,7 @@ def plain_match(source: str, code: str, statement: PlainStatement) -> bool | Non
     """
     if not is_plain(source):
         return None
-    for name, tokens in statement.theorems:
+    for name, key in statement.theorems:
         at = _only_declaration(code, name)
         if at is None:
             return None
@@ -124,7 +160,7 @@ def plain_match(source: str, code: str, statement: PlainStatement) -> bool | Non
         colon = code.find(":=", after)
         if colon == -1 or _COMMAND_LINE.search(code, at, colon) is not None:
             return None
-        if tuple(TOKEN.findall(code, after, colon)) != tokens:
+        if signature_key(code[after:colon]) != key:
             return None
     return True
 

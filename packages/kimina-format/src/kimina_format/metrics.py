@@ -73,7 +73,7 @@ class FormatMetrics:
         longest_line_chars: Bytes in the key of the longest prose line (0 when no line is long).
         invisible_chars: Invisible characters in the prose (zero-width, format, control, non-ASCII spaces).
         symbol_chars: Pictographic characters in the prose (emoji, dingbats, private use).
-        tab_chars: Tab characters anywhere in the completion.
+        tab_chars: Tab characters in the prose.
         space_run: Most spaces (or tabs) in a row anywhere, when more than `max_space_run` (0 otherwise: shorter runs
             are not measured, which would cost a dozen scans of the text).
         blank_line_run: Most blank lines in a row anywhere (in the prose, lines of only spaces and digits count as
@@ -212,7 +212,7 @@ def measure(
         "longest_line_chars": repetition.longest_line,
         "invisible_chars": junk.invisible,
         "symbol_chars": junk.symbols,
-        "tab_chars": text.count("\t"),
+        "tab_chars": junk.tabs,
         "space_run": max(
             over_limit_run(text, " ", config.max_space_run),
             over_limit_run(text, "\t", config.max_space_run),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import AnyStr, NamedTuple
 
-# Bytes of printable ASCII, newline and tab: deleting them leaves the non-ASCII characters (whole UTF-8 sequences, so
-# it decodes) and the control characters, usually a few dozen bytes.
-_PLAIN_BYTES = bytes(range(32, 127)) + b"\n\t"
+# Bytes of printable ASCII and newline: deleting them leaves the non-ASCII characters (whole UTF-8 sequences, so it
+# decodes), tabs and the other control characters, usually a few dozen bytes.
+_PLAIN_BYTES = bytes(range(32, 127)) + b"\n"
 # Characters that show nothing or look like a space: C0/C1 controls, no-break and other non-ASCII spaces, soft hyphen,
 # combining grapheme joiner, Hangul and Mongolian fillers, zero-width and bidi format characters, word joiners,
 # ideographic space, variation selectors, the BOM, interlinear annotation, tag characters, blank Braille.
@@ -18,9 +18,7 @@ _INVISIBLE = re.compile(
 )
 # Pictographs: emoji and their modifiers, miscellaneous symbols and dingbats, arrows-and-shapes blocks that math never
 # uses, private use. Not mathematical operators, arrows, letter-like symbols or CJK, which real reasoning is full of.
-_SYMBOL = re.compile(
-    "[\u2600-\u27bf\u2b00-\u2bff\ue000-\uf8ff\U0001f000-\U0001faff\U000f0000-\U0010ffff]"
-)
+_SYMBOL = re.compile("[\u2600-\u27bf\u2b00-\u2bff\ue000-\uf8ff\U0001f000-\U0001faff\U000f0000-\U0010ffff]")
 
 
 class Junk(NamedTuple):
@@ -28,19 +26,20 @@ class Junk(NamedTuple):
 
     invisible: int
     symbols: int
+    tabs: int
 
 
 def junk_characters(data: bytes) -> Junk:
-    """Count the invisible and the pictographic characters of UTF-8 `data`.
+    """Count the invisible characters, the pictographs and the tabs of UTF-8 `data`.
 
     One `bytes.translate` (C) keeps the non-ASCII and control bytes; only those are decoded and matched, so plain
     text costs one scan, and a reasoning in Chinese or full of `ℝ`, `≤` and subscripts is not junk.
     """
     rest = data.translate(None, _PLAIN_BYTES)
     if not rest:
-        return Junk(0, 0)
+        return Junk(0, 0, 0)
     text = rest.decode("utf-8", "replace")
-    return Junk(len(_INVISIBLE.findall(text)), len(_SYMBOL.findall(text)))
+    return Junk(len(_INVISIBLE.findall(text)), len(_SYMBOL.findall(text)), text.count("\t"))
 
 
 def longest_run(text: AnyStr, unit: AnyStr) -> int:

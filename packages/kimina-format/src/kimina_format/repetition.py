@@ -41,7 +41,8 @@ class Repetition(NamedTuple):
         short_repeats: Occurrences of the most repeated short non-blank line (under `repetition_min_chars`), when
             there are more short lines than `max_short_line_repeats` (0 otherwise: it cannot exceed the bound).
         longest_line: Bytes in the longest line's key.
-        anchored_copies: Most long lines that share the same anchored band (see `_anchored_copies`).
+        anchored_copies: Most long lines that share the same anchored band (see `_anchored_copies`), when there
+            are more distinct long lines than `max_paraphrased_copies` (0 otherwise).
     """
 
     lines: int
@@ -69,7 +70,7 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
     long = long_keys(keys, config.repetition_min_chars)
     lines = keys.count(b"\n") + 1
     blank_lines = over_limit_run(keys, b"\n", config.max_blank_lines, offset=1)
-    short_repeats = _short_repeats(keys, config)
+    short_repeats = _short_repeats(keys, lines - 1 - len(long), config)
     if not long:
         return Repetition(lines, 0, 0.0, 1, 0, 0, blank_lines, Counter(), short_repeats, 0)
     counts = Counter(long)
@@ -91,29 +92,29 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
         counts,
         short_repeats,
         _longest(long),
-        _anchored_copies(counts),
+        _anchored_copies(long) if _many(len(counts), config.max_paraphrased_copies) else 0,
     )
 
 
-def _short_repeats(keys: bytes, config: FormatConfig) -> int:
+def _many(distinct: int, bound: int | None) -> bool:
+    """Whether the paraphrase measure runs: more distinct long lines than the bound (exact copies are counted by
+    `max_repeats`, so a group over the bound with fewer distinct lines has a line over `max_line_repeats`).
+    """
+    return bound is None or distinct > bound
+
+
+def _short_repeats(keys: bytes, not_long: int, config: FormatConfig) -> int:
     """Occurrences of the most repeated short non-blank key, when the short lines are more than the bound allows.
 
     Short lines are never objects otherwise; here they are only made when there are enough of them to break the bound
     (counted first from the line count, which is a C scan), so most completions pay one `count`.
     """
     most = config.max_short_line_repeats
-    if most is None or keys.count(b"\n") < most:
+    # Short non-blank lines are at most the lines that are not long, less one blank line per "\n\n".
+    if most is None or not_long < most or not_long - keys.count(b"\n\n") < most:
         return 0
-    short = _short_lines(config.repetition_min_chars).findall(keys)
-    if len(short) <= most:
-        return 0
-    return max(Counter(short).values())
-
-
-@lru_cache
-def _short_lines(min_chars: int) -> re.Pattern[bytes]:
-    """Matches each non-blank line of fewer than `min_chars` bytes."""
-    return re.compile(rb"(?m)^[^\n]{1,%d}$" % max(min_chars - 1, 1))
+    least = config.repetition_min_chars
+    return max((n for line, n in Counter(keys.split(b"\n")).items() if 0 < len(line) < least), default=0)
 
 
 def _longest(long: list[bytes]) -> int:
@@ -210,26 +211,20 @@ def _near_duplicates(counts: Counter[bytes], min_chars: int) -> int:
     return max(head_counts[h] + tail_counts[t] - both[h, t] for h, t in zip(heads, tails, strict=True))
 
 
-# The anchored band: `_BAND_BYTES` key bytes from the first `e` at or past byte `_ANCHOR_FROM` of a long line.
-_ANCHOR_FROM = 16
-_BAND_BYTES = 32
+# The anchored band of a long line: 32 key bytes from the first `e` at or past its 16th byte.
+_ANCHORED_BAND = re.compile(rb"\n[^\n]{16}[^e\n]*(e[^\n]{31})")
 
 
-def _anchored_copies(counts: Counter[bytes]) -> int:
+def _anchored_copies(long: list[bytes]) -> int:
     """Most long lines that share their anchored band: copies reworded at both ends, with the middle kept.
 
     The near-duplicate bands (a line's first or last bytes) miss a copy with new opening and closing words. An anchor
     chosen by content (the first `e` past the opening) moves with the text, so copies whose openings differ in length
     still cut their middle at one of a few `e`s: their bands fall into a few groups, not one per copy
-    (content-defined chunking, as rsync does). One dict lookup per distinct long line.
+    (content-defined chunking, as rsync does). One regex pass over the long lines, counted in C.
     """
-    groups: dict[bytes, int] = {}
-    for key, count in counts.items():
-        at = key.find(b"e", _ANCHOR_FROM)
-        if at != -1 and at + _BAND_BYTES <= len(key):
-            band = key[at : at + _BAND_BYTES]
-            groups[band] = groups.get(band, 0) + count
-    return max(groups.values(), default=0)
+    bands = _ANCHORED_BAND.findall(b"\n" + b"\n".join(long))
+    return max(Counter(bands).values(), default=0)
 
 
 def near_duplicate_line(text: str, min_chars: int) -> str:

@@ -296,7 +296,9 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
         )
     most = config.max_tab_chars
     if most is not None and m.tab_chars > most:
-        violations.append(Violation(Code.WHITESPACE_PADDING, f"{m.tab_chars} tab characters (limit {most})"))
+        violations.append(
+            Violation(Code.WHITESPACE_PADDING, f"{m.tab_chars} tab characters in the prose (limit {most})")
+        )
     most = config.max_invisible_chars
     if most is not None and m.invisible_chars > most:
         violations.append(
@@ -328,7 +330,8 @@ def code_padding(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[
     if most is not None and m.code_literal_chars > most:
         violations.append(
             Violation(
-                Code.CODE_PADDING, f"{m.code_literal_chars} characters of string literals in the final code (limit {most})"
+                Code.CODE_PADDING,
+                f"{m.code_literal_chars} characters of string literals in the final code (limit {most})",
             )
         )
     most = config.max_helper_chars

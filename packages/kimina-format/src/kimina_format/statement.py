@@ -1,4 +1,4 @@
-"""Rule 7: does the final code state the given theorem unchanged? (`final_statement_matches`; the older text key too.)"""
+"""Rule 7: does the final code state the given theorem unchanged (`final_statement_matches`, and the older text key)?"""
 
 from __future__ import annotations
 
