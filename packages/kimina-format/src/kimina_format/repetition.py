@@ -42,7 +42,7 @@ class Repetition(NamedTuple):
             there are more short lines than `max_short_line_repeats` (0 otherwise: it cannot exceed the bound).
         longest_line: Bytes in the longest line's key.
         anchored_copies: Most long lines that share the same anchored band (see `_anchored_copies`), when there
-            are more distinct long lines than `max_paraphrased_copies` (0 otherwise).
+            are more long lines than `max_paraphrased_copies` (0 otherwise).
     """
 
     lines: int
@@ -92,15 +92,13 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
         counts,
         short_repeats,
         _longest(long),
-        _anchored_copies(long) if _many(len(counts), config.max_paraphrased_copies) else 0,
+        _anchored_copies(long) if _over(len(long), config.max_paraphrased_copies) else 0,
     )
 
 
-def _many(distinct: int, bound: int | None) -> bool:
-    """Whether the paraphrase measure runs: more distinct long lines than the bound (exact copies are counted by
-    `max_repeats`, so a group over the bound with fewer distinct lines has a line over `max_line_repeats`).
-    """
-    return bound is None or distinct > bound
+def _over(count: int, bound: int | None) -> bool:
+    """Whether `count` long lines could hold a group over `bound` (always measured when there is no bound)."""
+    return bound is None or count > bound
 
 
 def _short_repeats(keys: bytes, not_long: int, config: FormatConfig) -> int:
