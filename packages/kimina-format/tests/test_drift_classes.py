@@ -38,7 +38,9 @@ def in_final_code(text: str, insert: str) -> str:
 
 def _paraphrases(count: int, seed: int) -> str:
     rng = random.Random(seed)
-    openers = "So then | Let me now | Next I will | Okay so now | At this point I | Right, so I | Now we can".split(" | ")
+    openers = "So then | Let me now | Next I will | Okay so now | At this point I | Right, so I | Now we can".split(
+        " | "
+    )
     middle = "rewrite the sum as a telescoping series and cancel the inner terms one by one"
     closers = "carefully | again | to be sure | once more | properly | in full".split(" | ")
     return "\n".join(f"{rng.choice(openers)} {middle} {rng.choice(closers)}." for _ in range(count))

@@ -17,13 +17,13 @@ from kimina_format.lean_source import split_lean, strip_comments
 from kimina_format.lean_statement import LeanText, match_statement, statement_fingerprint, statement_preserved
 from kimina_format.lean_statement_fast import is_plain, plain_match, plain_statement, plain_tokens
 
-HEADER = "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nopen BigOperators Real Nat Topology Rat\n\n"
+HEADER = (
+    "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nopen BigOperators Real Nat Topology Rat\n\n"
+)
 TWO = HEADER + (
     "theorem two_a (x : ℕ) : x + 0 = x := by sorry\n\ntheorem two_b (x : ℕ) (h : 0 < x) : 0 + x = x := by sorry"
 )
-DEF = HEADER + (
-    "def double (n : ℕ) : ℕ := 2 * n\n\ntheorem double_eq (n : ℕ) : double n = n + n := by sorry"
-)
+DEF = HEADER + ("def double (n : ℕ) : ℕ := 2 * n\n\ntheorem double_eq (n : ℕ) : double n = n + n := by sorry")
 
 
 def completion_with_code(code: str) -> str:
@@ -45,7 +45,8 @@ def statement_ok(code: str, statement: str) -> bool:
 KEPT = [
     pytest.param(
         TWO,
-        HEADER + "theorem two_a (x : ℕ) : x + 0 = x := by\n  simp\n\ntheorem two_b (x : ℕ) (h : 0 < x) : 0 + x = x := by\n"
+        HEADER
+        + "theorem two_a (x : ℕ) : x + 0 = x := by\n  simp\n\ntheorem two_b (x : ℕ) (h : 0 < x) : 0 + x = x := by\n"
         "  simp",
         id="two-theorems-each-ending-in-sorry",
     ),

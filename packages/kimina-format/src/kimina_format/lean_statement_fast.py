@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from kimina_format.lean_decls import COMMAND_WORDS, THEOREM_KEYWORDS
+from kimina_format.lean_decls import COMMAND_WORDS, DECLARATION_KEYWORDS, THEOREM_KEYWORDS
 from kimina_format.lean_lexer import ID_FIRST_CLASS, ID_REST_CLASS
 from kimina_format.lean_source import strip_comments
 
@@ -51,7 +51,10 @@ _COMMAND_LINE = re.compile(rf"\n(?:[#@]|(?:{'|'.join(sorted(COMMAND_WORDS, key=l
 _OTHER_COMMAND_LINE = re.compile(
     rf"\n(?:[#@]|(?:{'|'.join(sorted(COMMAND_WORDS - THEOREM_KEYWORDS, key=len, reverse=True))}){_END})"
 )
-_KEYWORD_BEFORE = re.compile(rf"(?<![{ID_REST_CLASS}.])(?:theorem|lemma)[ \t\r\n]+\Z")
+# The run of name characters that ends a text (the word before a name), and how far back it is looked for.
+_LAST_WORD = re.compile(rf"[{ID_REST_CLASS}.]+\Z")
+_WINDOW = 64
+_DECLARATION_WORDS = tuple(DECLARATION_KEYWORDS)
 _BRACKETS = {"(": 1, "[": 1, "{": 1, "⟨": 1, "⦃": 1, ")": -1, "]": -1, "}": -1, "⟩": -1, "⦄": -1}
 
 
@@ -166,18 +169,26 @@ def plain_match(source: str, code: str, statement: PlainStatement) -> bool | Non
 
 
 def _only_declaration(code: str, name: str) -> int | None:
-    """Offset of `name` where it is declared by `theorem`/`lemma`, when that is its only occurrence as a token."""
+    """Offset of `name` where `theorem`/`lemma` declares it, when nothing else declares a constant of that name.
+
+    Other occurrences of the name are uses (a recursive call, `exact name`): `lean_decls` reads a declaration's name
+    only right after its keyword, past whitespace (comments are blanked to spaces). An occurrence whose previous word
+    lies beyond `_WINDOW` characters makes it unsure (None), as does a second declaration.
+    """
     found = None
     at = code.find(name)
     while at != -1:
-        end = at + len(name)
-        before = code[at - 1] if at else " "
-        token = _AFTER_NAME.match(code, end) is None and not (_NAME_CHAR.match(before) and not before.isdigit())
-        if token:
-            if found is not None:
-                return None  # named twice (a use, or a second declaration): the lexer path counts them
-            found = at
+        if _AFTER_NAME.match(code, at + len(name)) is None and (not at or code[at - 1] in " \t\r\n"):
+            start = max(0, at - _WINDOW)
+            before = code[start:at].rstrip()
+            word = _LAST_WORD.search(before)
+            if (start and (not before or (word is not None and word.start() == 0))) or (word and "." in word.group()):
+                return None  # the previous word may be cut off, or a dotted name ends there
+            if word is not None and word.group() in DECLARATION_KEYWORDS:
+                if found is not None or word.group() not in THEOREM_KEYWORDS:
+                    return None  # declared twice, or by another keyword: the lexer path reports it
+                found = at
+            elif word is not None and word.group().endswith(_DECLARATION_WORDS):
+                return None  # `2theorem` is a number and a keyword to Lean
         at = code.find(name, at + 1)
-    if found is None or _KEYWORD_BEFORE.search(code, max(0, found - 64), found) is None:
-        return None
     return found
