@@ -64,9 +64,13 @@ class PlainStatement(NamedTuple):
     theorems: tuple[tuple[str, str], ...]
 
 
-def is_plain(text: str) -> bool:
-    """Whether `text` has nothing that only the lexer reads right (see the module docstring)."""
-    if any(mark in text for mark in _UNSAFE) or _OTHER_SPACE.search(text) is not None:
+def is_plain(text: str, *, spaces: bool = True) -> bool:
+    """Whether `text` has nothing that only the lexer reads right (see the module docstring).
+
+    With `spaces=False` the whitespace that Lean does not take for whitespace (`_OTHER_SPACE`) is left to the caller,
+    who checks it where a key is taken.
+    """
+    if any(mark in text for mark in _UNSAFE) or (spaces and _OTHER_SPACE.search(text) is not None):
         return False
     at = text.find("'")
     while at != -1:
@@ -153,7 +157,7 @@ def plain_match(source: str, code: str, statement: PlainStatement) -> bool | Non
         code: The same code with its comments blanked out (`lean_source.strip_comments`).
         statement: The statement's theorems (`plain_statement`).
     """
-    if not is_plain(source):
+    if not is_plain(source, spaces=False):
         return None
     for name, key in statement.theorems:
         at = _only_declaration(code, name)
@@ -161,7 +165,7 @@ def plain_match(source: str, code: str, statement: PlainStatement) -> bool | Non
             return None
         after = at + len(name)
         colon = code.find(":=", after)
-        if colon == -1 or _COMMAND_LINE.search(code, at, colon) is not None:
+        if colon == -1 or _COMMAND_LINE.search(code, at, colon) or _OTHER_SPACE.search(code, after, colon):
             return None
         if signature_key(code[after:colon]) != key:
             return None

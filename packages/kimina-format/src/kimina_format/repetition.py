@@ -112,7 +112,11 @@ def _short_repeats(keys: bytes, not_long: int, config: FormatConfig) -> int:
     if most is None or not_long < most or not_long - keys.count(b"\n\n") < most:
         return 0
     least = config.repetition_min_chars
-    return max((n for line, n in Counter(keys.split(b"\n")).items() if 0 < len(line) < least), default=0)
+    # Most common first (sorted in C): the first short non-blank line is nearly always among the top few.
+    for line, count in Counter(keys.split(b"\n")).most_common():
+        if 0 < len(line) < least:
+            return count
+    return 0
 
 
 def _longest(long: list[bytes]) -> int:
