@@ -15,11 +15,15 @@ from kimina_format import parse_completion
 from kimina_format.lean_source import split_lean
 from kimina_format.lean_statement import statement_preserved
 from kimina_format.statement import final_statement_matches
-
 from kimina_verify.integrity import check_integrity
 
-HEADER = "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nopen BigOperators Real Nat Topology Rat\n\n"
-TWO = HEADER + "theorem two_a (x : ℕ) : x + 0 = x := by sorry\n\ntheorem two_b (x : ℕ) (h : 0 < x) : 0 + x = x := by sorry"
+HEADER = (
+    "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nopen BigOperators Real Nat Topology Rat\n\n"
+)
+TWO = (
+    HEADER
+    + "theorem two_a (x : ℕ) : x + 0 = x := by sorry\n\ntheorem two_b (x : ℕ) (h : 0 < x) : 0 + x = x := by sorry"
+)
 DEF = HEADER + "def double (n : ℕ) : ℕ := 2 * n\n\ntheorem double_eq (n : ℕ) : double n = n + n := by sorry"
 SQ = HEADER + "theorem sq (x : ℝ) (h : 0 ≤ x) : x ^ 2 + 1 ≥ 2 * x := by sorry"
 
@@ -49,7 +53,9 @@ def verdicts(code: str, statement: str) -> tuple[bool, bool]:
             id="def-helper-lemma-theorem",
         ),
         pytest.param(
-            SQ, HEADER + "theorem sq (x:ℝ) (h:0≤x) :\n    x^2+1 ≥ 2*x := by\n  nlinarith [sq_nonneg (x - 1)]", id="re-spaced"
+            SQ,
+            HEADER + "theorem sq (x:ℝ) (h:0≤x) :\n    x^2+1 ≥ 2*x := by\n  nlinarith [sq_nonneg (x - 1)]",
+            id="re-spaced",
         ),
     ],
 )
