@@ -107,7 +107,7 @@ class FakeRun:
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from kimina_eval.testing import build_tiny_model
+    from kimina_eval.tiny_model import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
 

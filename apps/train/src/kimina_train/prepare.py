@@ -72,7 +72,7 @@ def build_tiny_model_if_missing(path: Path) -> bool:
     """Build kimina-eval's tiny random Qwen3 model at `path` unless a model is there; True if built."""
     if (path / "config.json").is_file():
         return False
-    from kimina_eval.testing import build_tiny_model
+    from kimina_eval.tiny_model import build_tiny_model
 
     logger.info("building a tiny random model at %s (kimina-eval)", path)
     build_tiny_model(path)

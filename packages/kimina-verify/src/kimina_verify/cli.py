@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kimina_format.exit_codes import ExitCode
 from rich.console import Console
 from rich.markup import escape
 
 from kimina_verify.integrity import DEFAULT_ALLOWED_OPTIONS, IntegrityPolicy, check_integrity
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
+# The shared convention (kimina_format.exit_codes); kept as names because tests and scripts import them.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INFRA = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE, ExitCode.UNAVAILABLE
 
 stderr = Console(stderr=True, soft_wrap=True)
 
@@ -220,16 +222,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         stderr.print("interrupted")
-        return 130
+        return ExitCode.INTERRUPTED
 
 
 def _serve(argv: list[str]) -> int:
     """Run `serve`, whose arguments and behaviour belong to `kimina_verify.server.cli`."""
-    try:
-        from kimina_verify.server import cli as server_cli
-    except ImportError as exc:
-        stderr.print(f"[red]error:[/red] the server is not available in this installation ({exc})", highlight=False)
-        return EXIT_USAGE
+    from kimina_verify.server import cli as server_cli
+
     parser = argparse.ArgumentParser(prog="kimina-verify serve", description="Run the verification server.")
     server_cli.add_arguments(parser)
     return int(server_cli.run(parser.parse_args(argv)))

@@ -13,10 +13,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse
-from fastapi.security import APIKeyHeader
+from kimina_format.extras import missing_extra
+
+try:
+    from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import JSONResponse, PlainTextResponse
+    from fastapi.security import APIKeyHeader
+except ImportError as _missing:  # `pip install kimina-verify` leaves the web stack out
+    raise missing_extra("kimina-verify", "server", "the verification server", _missing) from _missing
 from kimina_client.models import CheckResponse, VerifyRequestBody, VerifyResponse
 
 from kimina_verify import lean_checks
