@@ -59,6 +59,11 @@ def canonical_table(rows: list[dict[str, Any]]) -> datasets.Dataset:
     return datasets.Dataset.from_list(rows, features=canonical_features())
 
 
+def problem_label(data_source: str, uid: str) -> str:
+    """How a problem is named in reports and matched across tables: `data_source:uid`."""
+    return f"{data_source}:{uid}"
+
+
 def column(table: datasets.Dataset, name: str) -> list[Any]:
     """One column as a Python list, read through Arrow in one go (iterating `table[name]` reads row by row)."""
     values: list[Any] = table.select_columns([name]).with_format("arrow")[name].to_pylist()

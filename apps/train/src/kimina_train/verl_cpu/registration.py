@@ -15,10 +15,10 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
+from kimina_train.verl_cpu.names import ROLLOUT_NAME
+
 logger = logging.getLogger(__name__)
 
-ROLLOUT_NAME = "hf"
-"""`actor_rollout_ref.rollout.name` of the transformers rollout this plugin adds."""
 
 ADAPTER = "kimina_train.verl_cpu.rollout.HFServerAdapter"
 """The class verl's trainer processes build for `rollout.name=hf` (via `get_rollout_class`)."""

@@ -16,7 +16,7 @@ import ray  # imported by verl's processes only, through its registries
 from verl.workers.rollout.base import BaseRollout  # noqa: TID253
 from verl.workers.rollout.replica import RolloutReplica  # noqa: TID253
 
-from kimina_train.verl_cpu.registration import ROLLOUT_NAME
+from kimina_train.verl_cpu.names import ROLLOUT_NAME
 
 logger = logging.getLogger(__name__)
 
