@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from kimina_rl.reward import compute_score
-from kimina_rl.service import VerifierUnavailableError
+from kimina_verify import VerifierUnavailable
 from kimina_verify.attacks import CHEAT, HEADER, PROOF, STATEMENT
 
 # `/-/-/` is a whole comment for Lean (the third character of `/-` is skipped); our lexer waits for two closers.
@@ -48,7 +48,7 @@ async def test_cheat_scores_zero(lean_server: str, prefix: str) -> None:
 
 
 @pytest.mark.xfail(
-    strict=True, raises=VerifierUnavailableError, reason="red team: one sample that crashes the REPL stops the RL step"
+    strict=True, raises=VerifierUnavailable, reason="red team: one sample that crashes the REPL stops the RL step"
 )
 async def test_a_sample_that_crashes_the_repl_gets_its_own_verdict(lean_server: str) -> None:
     # Code that aborts Lean (a stack overflow: the stand-in's `crash` directive prints Lean's own "Stack overflow

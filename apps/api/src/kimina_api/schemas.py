@@ -69,7 +69,7 @@ class ProveRequest(BaseModel):
         return value
 
 
-class Violation(BaseModel):
+class FormatViolation(BaseModel):
     """One broken format rule: a stable code and a message for people."""
 
     code: str
@@ -81,7 +81,7 @@ class FormatReport(BaseModel):
 
     ok: bool
     score: float
-    violations: list[Violation]
+    violations: list[FormatViolation]
 
 
 class LeanMessage(BaseModel):

@@ -236,7 +236,7 @@ def plot_metrics(run: RunFolder, summary: RunSummary) -> Path | None:
 def history_state(path: Path, train_files: list[str]) -> tuple[int, str | None]:
     """Problems in the win-rate history at `path`, and why it holds none when the train rows tell."""
     import pyarrow.parquet as pq
-    from kimina_rl import Problem, WinRateHistory
+    from kimina_rl import RewardProblem, WinRateHistory
 
     count = 0
     if path.is_file():
@@ -246,7 +246,7 @@ def history_state(path: Path, train_files: list[str]) -> tuple[int, str | None]:
         return count, None
     rows = [row for name in train_files if Path(name).is_file() for row in pq.read_table(name).to_pylist()]
     training = [
-        Problem.from_row(
+        RewardProblem.from_row(
             row["data_source"], (row.get("reward_model") or {}).get("ground_truth"), row["extra_info"]
         ).training
         for row in rows

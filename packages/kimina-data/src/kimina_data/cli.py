@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kimina_verify.errors import VerifierUnavailable
 from rich.console import Console
 from rich.logging import RichHandler
 from rich.markup import escape
@@ -23,7 +24,6 @@ from kimina_data.config import BuildConfig, ConfigError, load_data_section
 from kimina_data.pipeline import BuildError, build_promptset
 from kimina_data.report import BuildReport, DecontaminationStats
 from kimina_data.sources import SourceError
-from kimina_data.statement_check import VerificationServerError
 from kimina_data.variants import GeminiError, MissingApiKeyError
 
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, SourceError, MissingApiKeyError) as e:
         console.print(f"[red]error:[/] {escape(str(e))}")
         return EXIT_USAGE
-    except (BuildError, GeminiError, VerificationServerError) as e:
+    except (BuildError, GeminiError, VerifierUnavailable) as e:
         console.print(f"[red]build failed:[/] {escape(str(e))}")
         return EXIT_FAILED
     except KeyboardInterrupt:

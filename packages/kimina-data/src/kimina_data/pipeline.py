@@ -79,7 +79,7 @@ def build_promptset(
         SourceError: A source, or a decontamination reference given in `config.decontaminate`, cannot be read.
         BuildError: No row survives a step.
         GeminiError: The variants step cannot go on (no key, bad key, repeated failures); answers so far are cached.
-        VerificationServerError: The configured verification server does not answer.
+        VerifierUnavailable: The configured verification server does not answer.
     """
     started = time.perf_counter()
     # Made before any work, so that a missing API key or reference file fails at once, not after loading 100K rows.

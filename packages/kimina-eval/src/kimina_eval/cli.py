@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kimina_verify.errors import VerifierUnavailable
 from rich.console import Console
 from rich.logging import RichHandler
 from rich.markup import escape
@@ -27,7 +28,7 @@ from kimina_eval.dataset import SPLITS, DatasetError
 from kimina_eval.engines.base import ENGINES, Engine, EngineError, SamplingParams, check_model, make_engine
 from kimina_eval.metrics import default_ks
 from kimina_eval.report import render_markdown, write_report
-from kimina_eval.runner import RunOptions, RunProgress, VerificationUnavailable, run_eval
+from kimina_eval.runner import RunOptions, RunProgress, run_eval
 from kimina_eval.scoring import Scores, score_rows
 from kimina_eval.search import SearchConfig, SearchOptions, SearchProgress, run_search
 from kimina_eval.search.ttrl import TTRLSetup, load_hook
@@ -210,7 +211,7 @@ def _lean_url(args: argparse.Namespace) -> str:
     return str(args.lean_url or os.environ.get("LEAN_SERVER_API_URL") or DEFAULT_URL)
 
 
-def _no_server(error: VerificationUnavailable) -> CliError:
+def _no_server(error: VerifierUnavailable) -> CliError:
     hint = "start one (kimina-verify serve ...; see its README), or point --lean-url / $LEAN_SERVER_API_URL at it"
     return CliError(f"{error}; {hint}", EXIT_NO_SERVER)
 
@@ -254,7 +255,7 @@ def _run(args: argparse.Namespace) -> None:
                 timeout=args.lean_timeout,
                 cache=args.verdict_cache,
             )
-    except VerificationUnavailable as error:
+    except VerifierUnavailable as error:
         raise _no_server(error) from None
     except (ConfigError, DatasetError, EngineError, ValueError, OSError, ImportError) as error:
         raise CliError(str(error)) from None
@@ -318,7 +319,7 @@ def _search(args: argparse.Namespace) -> None:
                 timeout=args.lean_timeout,
                 cache=args.verdict_cache,
             )
-    except VerificationUnavailable as error:
+    except VerifierUnavailable as error:
         raise _no_server(error) from None
     except (ConfigError, DatasetError, EngineError, ValueError, OSError, ImportError) as error:
         raise CliError(str(error)) from None

@@ -28,6 +28,7 @@ from kimina_format import FormatVerdict, check_format
 from kimina_format.prompts import TemplateName, build_fix_messages, build_messages
 from kimina_verify import Verdict, VerdictKind, Verifier, VerifyItem, render_feedback
 from kimina_verify.environment import LeanEnvironment
+from kimina_verify.errors import VerifierUnavailable
 
 from kimina_eval.config import SAMPLES_FILE, RunConfig, check_resumable, load_config, save_config
 from kimina_eval.dataset import Problem, load_problems
@@ -37,8 +38,8 @@ from kimina_eval.store import NO_PROOF, SampleRecord, SampleWriter, latest, load
 logger = logging.getLogger(__name__)
 
 
-class VerificationUnavailable(RuntimeError):
-    """The verification server cannot be reached, so no attempt can be graded."""
+VerificationUnavailable = VerifierUnavailable
+"""Deprecated alias of `kimina_verify.VerifierUnavailable` (the same class), kept for kimina-eval 0.5 callers."""
 
 
 @dataclass(frozen=True)
