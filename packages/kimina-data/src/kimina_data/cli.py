@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kimina_format.exit_codes import ExitCode
 from kimina_verify.errors import VerifierUnavailable
 from rich.console import Console
 from rich.logging import RichHandler
@@ -26,7 +27,13 @@ from kimina_data.report import BuildReport, DecontaminationStats
 from kimina_data.sources import SourceError
 from kimina_data.variants import GeminiError, MissingApiKeyError
 
-EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
+# The workspace convention (kimina_format.exit_codes).
+EXIT_FAILED, EXIT_USAGE, EXIT_UNAVAILABLE, EXIT_INTERRUPTED = (
+    ExitCode.FAILED,
+    ExitCode.USAGE,
+    ExitCode.UNAVAILABLE,
+    ExitCode.INTERRUPTED,
+)
 
 console = Console(stderr=True)
 
@@ -49,7 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, SourceError, MissingApiKeyError) as e:
         console.print(f"[red]error:[/] {escape(str(e))}")
         return EXIT_USAGE
-    except (BuildError, GeminiError, VerifierUnavailable) as e:
+    except VerifierUnavailable as e:
+        console.print(f"[red]verification server unavailable:[/] {escape(str(e))}")
+        return EXIT_UNAVAILABLE
+    except (BuildError, GeminiError) as e:
         console.print(f"[red]build failed:[/] {escape(str(e))}")
         return EXIT_FAILED
     except KeyboardInterrupt:

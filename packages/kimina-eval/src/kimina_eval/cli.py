@@ -1,7 +1,8 @@
 """``kimina-eval``: run an evaluation or a lemma search, render its report, or score a file of graded samples.
 
-Exit codes: 0 success; 1 bad input or a failed run (one-line message); 2 usage error; 3 verification server
-unreachable; 130 interrupted (rerun the same command to resume).
+Exit codes (the workspace's, `kimina_format.exit_codes`): 0 success; 1 a failed run (the engine failed); 2 bad usage
+or input (unreadable file, invalid setting, a resume with other settings, a missing extra), one line; 3 verification
+server unreachable; 130 interrupted (rerun the same command to resume).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kimina_format.exit_codes import ExitCode
 from kimina_verify.errors import VerifierUnavailable
 from rich.console import Console
 from rich.logging import RichHandler
@@ -35,7 +37,12 @@ from kimina_eval.search.ttrl import TTRLSetup, load_hook
 from kimina_eval.store import read_jsonl
 from kimina_eval.summary import summarize
 
-EXIT_ERROR, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INTERRUPTED = 1, 2, 3, 130
+EXIT_ERROR, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INTERRUPTED = (
+    ExitCode.FAILED,
+    ExitCode.USAGE,
+    ExitCode.UNAVAILABLE,
+    ExitCode.INTERRUPTED,
+)
 
 console = Console(stderr=True, soft_wrap=True)  # one error, one line, whatever the width
 logger = logging.getLogger("kimina_eval")
@@ -44,7 +51,7 @@ logger = logging.getLogger("kimina_eval")
 class CliError(Exception):
     """A problem to report in one line, with its exit code."""
 
-    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
         super().__init__(message)
         self.code = code
 
@@ -257,7 +264,9 @@ def _run(args: argparse.Namespace) -> None:
             )
     except VerifierUnavailable as error:
         raise _no_server(error) from None
-    except (ConfigError, DatasetError, EngineError, ValueError, OSError, ImportError) as error:
+    except EngineError as error:
+        raise CliError(str(error), EXIT_ERROR) from None
+    except (ConfigError, DatasetError, ValueError, OSError, ImportError) as error:
         raise CliError(str(error)) from None
     if final.infra:
         console.print(
@@ -321,7 +330,9 @@ def _search(args: argparse.Namespace) -> None:
             )
     except VerifierUnavailable as error:
         raise _no_server(error) from None
-    except (ConfigError, DatasetError, EngineError, ValueError, OSError, ImportError) as error:
+    except EngineError as error:
+        raise CliError(str(error), EXIT_ERROR) from None
+    except (ConfigError, DatasetError, ValueError, OSError, ImportError) as error:
         raise CliError(str(error)) from None
     if final.infra:
         console.print(f"[yellow]{final.infra} problems stopped on verification failures: rerun to resume them")

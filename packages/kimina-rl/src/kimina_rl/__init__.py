@@ -43,6 +43,7 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module(module), new)
     raise AttributeError(f"module 'kimina_rl' has no attribute {name!r}")
 
+
 __all__ = [
     "BASE_CONFIG_NAME",
     "REWARD_KEYS",
