@@ -14,6 +14,8 @@ from kimina_api import __version__
 from kimina_api.logs import configure_logging
 from kimina_api.settings import Settings
 
+__all__ = ["main", "parse_args", "settings_from", "uvicorn_config"]
+
 if TYPE_CHECKING:
     import uvicorn
     from fastapi import FastAPI

@@ -7,6 +7,26 @@ from typing import Literal
 from kimina_verify import LeanCode
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+__all__ = [
+    "Attempt",
+    "ComponentHealth",
+    "ErrorBody",
+    "FormatReport",
+    "FormatViolation",
+    "HealthResponse",
+    "IntegrityViolation",
+    "LeanMessage",
+    "LeanReport",
+    "ProveRequest",
+    "ProveResponse",
+    "RequestTimings",
+    "SamplingRequest",
+    "StreamError",
+    "Timings",
+    "VerdictKindName",
+    "VerifierHealth",
+]
+
 VerdictKindName = Literal["valid", "sorry", "lean_error", "integrity", "timeout", "infra"]
 
 

@@ -32,6 +32,8 @@ from kimina_train.verifier_service import (
     running_verifier,
 )
 
+__all__ = ["main"]
+
 # The workspace convention (kimina_format.exit_codes): a failed preflight means the run cannot start.
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PREFLIGHT = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE, ExitCode.UNAVAILABLE
 

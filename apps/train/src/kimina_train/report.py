@@ -20,6 +20,18 @@ from rich.table import Table
 from kimina_train.recipe import Recipe
 from kimina_train.runfolder import RunFolder
 
+__all__ = [
+    "RunSummary",
+    "StepSummary",
+    "history_state",
+    "plot_metrics",
+    "read_answers",
+    "render_summary",
+    "report_launch",
+    "summarize",
+    "write_summary",
+]
+
 logger = logging.getLogger(__name__)
 
 SCORE, SCORE_MAX, TURNS = "critic/score/mean", "critic/score/max", "training/num_turns/mean"
@@ -74,7 +86,7 @@ class RunSummary:
     history_note: str | None = None
 
 
-def read_step_metrics(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def _read_step_metrics(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """Verl's file-logger lines (`{"step": N, "data": {...}}`) that are training steps, in order."""
     if not path.is_file():
         return []
@@ -130,7 +142,7 @@ def summarize(
     """
     answers = read_answers(answers_log, since=since) if answers_log else {}
     steps = []
-    for step, data in read_step_metrics(run.metrics):
+    for step, data in _read_step_metrics(run.metrics):
         turns = _float(data, TURNS)
         steps.append(
             StepSummary(
@@ -194,7 +206,7 @@ def _fmt(value: float | None, spec: str = ".3f") -> str:
 
 def plot_metrics(run: RunFolder, summary: RunSummary) -> Path | None:
     """`metrics.png`: reward, fix turns and replays, loss, gradient norm and response length per step."""
-    steps = read_step_metrics(run.metrics)
+    steps = _read_step_metrics(run.metrics)
     if not steps:
         return None
     import matplotlib

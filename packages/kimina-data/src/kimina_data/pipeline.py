@@ -44,6 +44,8 @@ from kimina_data.variants import (
     make_gemini_client,
 )
 
+__all__ = ["BuildError", "build_promptset"]
+
 if TYPE_CHECKING:
     import datasets
 

@@ -16,6 +16,8 @@ from kimina_data.schema import column, count_reasons, problem_label
 from kimina_data.sources import SourceError, SourceKind, SourceSpec, load_source
 from kimina_data.statement import parse_statement, statement_key
 
+__all__ = ["MINIF2F", "Reference", "load_reference", "resolve_location"]
+
 log = logging.getLogger(__name__)
 
 MINIF2F = "minif2f"

@@ -9,6 +9,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+__all__ = [
+    "COLUMNS",
+    "Rejection",
+    "canonical_features",
+    "canonical_table",
+    "column",
+    "count_reasons",
+    "problem_label",
+    "write_rejections",
+]
+
 if TYPE_CHECKING:
     import datasets
 

@@ -9,6 +9,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+__all__ = [
+    "DEFAULT_HEADER",
+    "MAX_STATEMENT_CHARS",
+    "Statement",
+    "StatementError",
+    "blank_comments",
+    "clean_text",
+    "parse_statement",
+    "statement_key",
+]
+
 MAX_STATEMENT_CHARS = 20_000
 """Longer statements are rejected (`too_long`): real ones are a few hundred characters, and a prompt that size is
 either broken data or an attack on the prompt length."""

@@ -19,6 +19,8 @@ from kimina_data.report import CheckStats
 from kimina_data.schema import Rejection, column
 from kimina_data.variants.step import ProgressHook
 
+__all__ = ["StatementCheck", "check_statements", "sorry_snippet", "statement_check_from_url"]
+
 if TYPE_CHECKING:
     import datasets
 

@@ -7,6 +7,8 @@ from collections.abc import Callable, Sequence
 
 from kimina_eval.engines.base import Messages, SamplingParams
 
+__all__ = ["Reply", "ScriptedEngine", "reply_by_pattern"]
+
 Reply = Callable[[Messages, int], str]
 """How a `ScriptedEngine` answers: ``reply(messages, sample_index) -> completion``."""
 

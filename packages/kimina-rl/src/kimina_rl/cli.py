@@ -13,6 +13,8 @@ from rich.table import Table
 
 from kimina_rl.history import WinRate, WinRateHistory, merge_win_rates, write_win_rates
 
+__all__ = ["EMPTY_HISTORY", "build_parser", "main"]
+
 EXIT_OK, EXIT_USAGE = ExitCode.OK, ExitCode.USAGE  # the workspace convention (kimina_format.exit_codes)
 
 EMPTY_HISTORY = (

@@ -9,6 +9,8 @@ from kimina_rl.scoring import RewardProblem, reward_info, unencodable_attempt
 from kimina_rl.service import scorer_for
 from kimina_rl.settings import Settings
 
+__all__ = ["compute_score"]
+
 _SETTINGS_KEYS = ("verifier", "fix", "format", "history")
 # Keyword arguments verl itself may add (reward-model routing); they are not ours to read.
 _VERL_KEYS = frozenset({"reward_router_address", "reward_model_tokenizer"})

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+__all__ = ["Attempt", "NO_CODE", "REWARD_KEYS", "RewardProblem", "reward_info", "unencodable_attempt"]
+
 if TYPE_CHECKING:
     from kimina_format import FormatVerdict
     from kimina_verify import Verdict

@@ -18,6 +18,8 @@ from kimina_rl.history import Outcome, WinRateHistory
 from kimina_rl.scoring import Attempt, RewardProblem
 from kimina_rl.settings import Settings
 
+__all__ = ["Scorer", "scorer_for"]
+
 if TYPE_CHECKING:
     from kimina_verify import Verdict, Verifier, VerifyItem
 

@@ -19,6 +19,8 @@ from kimina_rl.scoring import RewardProblem
 from kimina_rl.service import Scorer
 from kimina_rl.settings import Settings
 
+__all__ = ["LeanReward", "OnInfra"]
+
 OnInfra = Literal["raise", "none"]
 
 # Row fields a flat dataset may carry as their own columns instead of inside `extra_info`.

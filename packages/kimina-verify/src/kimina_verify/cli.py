@@ -21,6 +21,8 @@ from rich.markup import escape
 
 from kimina_verify.integrity import DEFAULT_ALLOWED_OPTIONS, IntegrityPolicy, check_integrity
 
+__all__ = ["InputError", "Row", "build_parser", "main"]
+
 # The shared convention (kimina_format.exit_codes); kept as names because tests and scripts import them.
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INFRA = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE, ExitCode.UNAVAILABLE
 
@@ -40,7 +42,7 @@ class Row:
     formal_statement: str | None
 
 
-def read_rows(path: Path, *, id_field: str = "id", code_field: str = "code") -> list[Row]:
+def _read_rows(path: Path, *, id_field: str = "id", code_field: str = "code") -> list[Row]:
     """Read a JSONL file of rows with an id, Lean code and an optional `formal_statement`.
 
     Raises:
@@ -88,9 +90,9 @@ def _emit(obj: dict[str, Any]) -> None:
     sys.stdout.write(line + "\n")
 
 
-def run_lint(args: argparse.Namespace) -> int:
+def _run_lint(args: argparse.Namespace) -> int:
     """Apply the static integrity rules to every row; one JSON object per row on stdout, a summary on stderr."""
-    rows = read_rows(args.file, id_field=args.id_field, code_field=args.code_field)
+    rows = _read_rows(args.file, id_field=args.id_field, code_field=args.code_field)
     policy = _policy(args)
     counts: Counter[str] = Counter()
     failed = 0
@@ -106,14 +108,14 @@ def run_lint(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def run_check(args: argparse.Namespace) -> int:
+def _run_check(args: argparse.Namespace) -> int:
     """Verify every row through a server; one verdict per row on stdout, a summary on stderr."""
     from rich.progress import Progress
 
     from kimina_verify.client import Verifier, VerifyItem
     from kimina_verify.environment import LeanEnvironment
 
-    rows = read_rows(args.file, id_field=args.id_field, code_field=args.code_field)
+    rows = _read_rows(args.file, id_field=args.id_field, code_field=args.code_field)
     items = [VerifyItem(row.code, row.formal_statement) for row in rows]
     environment: LeanEnvironment | None = None
 
@@ -216,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _serve(argv[1:])
     args = build_parser().parse_args(argv)
     try:
-        return run_lint(args) if args.command == "lint" else run_check(args)
+        return _run_lint(args) if args.command == "lint" else _run_check(args)
     except InputError as exc:
         stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         return EXIT_USAGE

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 from kimina_data.schema import Rejection, problem_label
 from kimina_data.statement import statement_key
 
+__all__ = ["decontaminate"]
+
 if TYPE_CHECKING:
     import datasets
 

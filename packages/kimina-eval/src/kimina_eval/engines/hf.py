@@ -9,6 +9,8 @@ from kimina_format.extras import missing_extra
 
 from kimina_eval.engines.base import Messages, SamplingParams
 
+__all__ = ["TransformersEngine"]
+
 logger = logging.getLogger(__name__)
 
 

@@ -8,6 +8,8 @@ from kimina_format.extras import missing_extra
 
 from kimina_eval.engines.base import Messages, SamplingParams
 
+__all__ = ["VLLMEngine"]
+
 
 class VLLMEngine:
     """Samples with `vllm.LLM.chat`, which batches every conversation and shares each prompt's prefix across n.

@@ -14,6 +14,8 @@ from kimina_format.exit_codes import ExitCode
 
 from kimina_verify.server.settings import ServerSettings, parse_memory
 
+__all__ = ["EPILOG", "add_arguments", "check_command", "main", "run", "settings_from_args"]
+
 EPILOG = """\
 Every flag also reads the upstream environment variable LEAN_SERVER_<NAME> (LEAN_SERVER_MAX_REPLS,
 LEAN_SERVER_MAX_REPL_MEM=8G, LEAN_SERVER_API_KEY, LEAN_SERVER_PROJECT_DIR, LEAN_SERVER_REPL_PATH, ...); a flag wins.

@@ -17,6 +17,8 @@ from typing import Any, ClassVar
 
 from kimina_format.extras import missing_extra
 
+__all__ = ["SlowClientGuard", "http_protocol"]
+
 try:
     from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
 except ImportError as _missing:  # `pip install kimina-verify` leaves the web stack out

@@ -14,6 +14,8 @@ from typing import Any
 
 from kimina_format.extras import missing_extra
 
+__all__ = ["GuardedRoute", "HeadAsGet", "RequestGuard"]
+
 try:
     from fastapi import HTTPException, Request, Response
     from fastapi.exceptions import RequestValidationError

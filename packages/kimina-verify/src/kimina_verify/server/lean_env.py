@@ -8,6 +8,8 @@ from pathlib import Path
 
 from kimina_verify.server.settings import ServerSettings
 
+__all__ = ["SIM_MARKERS", "describe_lean_env", "workspace_lean_env"]
+
 logger = logging.getLogger(__name__)
 
 SIM_MARKERS = ("lean-repl-sim", "kimina_verify.sim")

@@ -10,6 +10,8 @@ import asyncio
 
 from kimina_format.extras import missing_extra
 
+__all__ = ["read_body", "too_large"]
+
 try:
     from fastapi import HTTPException, Request
 except ImportError as _missing:  # `pip install kimina-verify` leaves the web stack out

@@ -19,6 +19,8 @@ from typing import Any
 
 from kimina_format.extras import missing_extra
 
+__all__ = ["ReplCrashed", "ReplError", "ReplGarbage", "ReplOutOfStep", "ReplProcess", "ReplStartError", "ReplTimeout"]
+
 try:
     import psutil
 except ImportError as _missing:  # `pip install kimina-verify` leaves the web stack out

@@ -8,6 +8,8 @@ from types import FrameType
 
 from kimina_format.extras import missing_extra
 
+__all__ = ["DrainingServer", "build_server"]
+
 try:
     import uvicorn
     from fastapi import FastAPI
