@@ -178,7 +178,7 @@ def _build(args: argparse.Namespace) -> int:
         console.print("no Gemini variants (the default): --variants N asks for N per problem, with GEMINI_API_KEY set")
     files = ", ".join(Path(path).name for path in report.outputs.values())
     console.print(f"[green]done[/] in {report.seconds:.1f} s: wrote {files} to {config.out}")
-    return 0
+    return ExitCode.OK
 
 
 def _minif2f(args: argparse.Namespace) -> int:
@@ -193,7 +193,7 @@ def _minif2f(args: argparse.Namespace) -> int:
         console.print(f"{label}: {result.rows[label]} rows -> {path}")
     if result.rejections:
         console.print(f"[yellow]{len(result.rejections)} rows rejected[/]: see {args.out / 'rejected.jsonl'}")
-    return 0
+    return ExitCode.OK
 
 
 class _StepProgress:

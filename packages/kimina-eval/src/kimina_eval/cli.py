@@ -208,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         console.print("interrupted: rerun the same command to resume")
         return EXIT_INTERRUPTED
-    return 0
+    return ExitCode.OK
 
 
 def _lean_url(args: argparse.Namespace) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kimina_data.config import ConfigError
+from kimina_data.config import ConfigError as ConfigError  # re-exported: one error class for configurations
 from kimina_format.prompts import PROMPT_TEMPLATES
 
 from kimina_eval.engines.base import SamplingParams

@@ -90,7 +90,7 @@ def _check(file: str, field: str, statement_field: str | None, *, as_json: bool)
     if not verdicts:
         raise InputError(f"{file}: no rows to check (the file is empty)")
     _print_summary(summary_out, verdicts)
-    return 0
+    return ExitCode.OK
 
 
 def _rows(file: str) -> Iterator[tuple[int, dict[str, Any]]]:
