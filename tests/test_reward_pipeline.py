@@ -12,7 +12,7 @@ import pytest
 from kimina_format import check_format
 from kimina_format.testing import data_file
 from kimina_rl.reward import compute_score
-from kimina_rl.service import VerifierUnavailableError
+from kimina_verify import VerifierUnavailable
 from kimina_verify.testing import sim_server
 
 
@@ -119,5 +119,5 @@ async def test_dead_server_stops_training_instead_of_scoring_zero() -> None:
         sock.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     row = COMPLETIONS[1]
-    with pytest.raises(VerifierUnavailableError):
+    with pytest.raises(VerifierUnavailable):
         await score(row["completion"], row["formal_statement"], url, infra_retry_s=1.0)

@@ -19,7 +19,8 @@ from fastapi import FastAPI
 from kimina_api.app import create_app
 from kimina_api.settings import Settings
 from kimina_eval.engines import Messages
-from kimina_eval.testing import ScriptedEngine, build_tiny_model
+from kimina_eval.testing import ScriptedEngine
+from kimina_eval.tiny_model import build_tiny_model
 from kimina_format import parse_completion
 from kimina_format.testing import data_file
 from kimina_verify.testing import sim_server

@@ -12,7 +12,7 @@ from kimina_train.verl_cpu.server import HFRolloutServer
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from kimina_eval.testing import build_tiny_model
+    from kimina_eval.tiny_model import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
 

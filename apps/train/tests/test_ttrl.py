@@ -67,7 +67,7 @@ def test_the_rows_are_the_problems_family_as_the_search_asked_it(batch: TTRLBatc
 
 
 def test_the_written_file_is_what_verl_and_the_reward_read(batch: TTRLBatch, tmp_path: Path) -> None:
-    from kimina_rl.scoring import Problem
+    from kimina_rl.scoring import RewardProblem
     from omegaconf import OmegaConf
     from verl.utils.dataset.rl_dataset import RLHFDataset
 
@@ -79,7 +79,7 @@ def test_the_written_file_is_what_verl_and_the_reward_read(batch: TTRLBatch, tmp
     items = [dataset[i] for i in range(8)]
     assert [item["raw_prompt"] for item in items] == [rows[i % 3]["prompt"] for i in range(8)]
     for item, i in zip(items, range(8), strict=True):
-        problem = Problem.from_row(item["data_source"], item["reward_model"]["ground_truth"], item["extra_info"])
+        problem = RewardProblem.from_row(item["data_source"], item["reward_model"]["ground_truth"], item["extra_info"])
         assert problem.formal_statement == rows[i % 3]["reward_model"]["ground_truth"] and problem.training
 
     with pytest.raises(TTRLError, match="no prompt to train on"):
@@ -107,7 +107,7 @@ class FakeRun:
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from kimina_eval.testing import build_tiny_model
+    from kimina_eval.tiny_model import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
 

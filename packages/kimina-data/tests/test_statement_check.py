@@ -1,11 +1,7 @@
 import pytest
 from kimina_data.schema import canonical_table
-from kimina_data.statement_check import (
-    VerificationServerError,
-    check_statements,
-    sorry_snippet,
-    statement_check_from_url,
-)
+from kimina_data.statement_check import check_statements, sorry_snippet, statement_check_from_url
+from kimina_verify import VerifierUnavailable
 
 HEADER = "import Mathlib\n\n"
 GOOD = "theorem good (n : ℕ) (h : n = 2) : n + 1 = 3 := by"
@@ -63,7 +59,7 @@ def test_no_url_and_no_environment_means_no_check(monkeypatch: pytest.MonkeyPatc
 def test_a_server_that_is_down_is_a_clear_error() -> None:
     check = statement_check_from_url("http://127.0.0.1:9")
     assert check is not None
-    with pytest.raises(VerificationServerError, match=r"127\.0\.0\.1:9 does not answer"):
+    with pytest.raises(VerifierUnavailable, match=r"127\.0\.0\.1:9 does not answer"):
         check([sorry_snippet(HEADER, GOOD)])
 
 

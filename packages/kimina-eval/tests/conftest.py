@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kimina_eval.testing import ScriptedEngine, build_tiny_model, reply_by_pattern
+from kimina_eval.testing import ScriptedEngine, reply_by_pattern
+from kimina_eval.tiny_model import build_tiny_model
 from kimina_verify.testing import sim_server
 
 

@@ -70,7 +70,7 @@ def test_score_bad_input_is_one_clear_line(
     path = tmp_path / "in.jsonl"
     if content is not None:
         path.write_text(content)
-    assert main(["score", str(path)]) == 1
+    assert main(["score", str(path)]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
 
@@ -133,7 +133,7 @@ def test_cheap_mistakes_fail_before_the_model_loads(
 
     monkeypatch.setattr("kimina_eval.cli.make_engine", refuse)
     code, err = run_one_line_error([*argv, "--max-tokens", "8", *extra], capsys)
-    assert code == 1 and message in err
+    assert code == 2 and message in err
 
 
 @pytest.mark.parametrize(
@@ -151,7 +151,7 @@ def test_a_model_that_cannot_work_is_one_line(
 ) -> None:
     argv = ["run", "--model", model, "--engine", engine, "--out", str(tmp_path / "run"), "--lean-url", "http://x:9"]
     code, err = run_one_line_error(argv, capsys)
-    assert code == 1 and message in err and "repo" not in err.lower()
+    assert code == 2 and message in err and "repo" not in err.lower()
     assert not (tmp_path / "run").exists()  # nothing was written
 
 
@@ -167,7 +167,7 @@ def test_vllm_without_the_extra_is_one_line_naming_both_installs(
     argv = ["run", "--model", str(tiny_model), "--engine", "vllm", "--out", str(tmp_path), "--lean-url", lean_url]
     code, err = run_one_line_error(argv, capsys)
     # The extra's brackets survive the terminal's markup.
-    assert code == 1 and 'pip install "kimina-eval[vllm]"' in err and "uv sync --all-packages --extra vllm" in err
+    assert code == 2 and "pip install 'kimina-eval[vllm]'" in err and "uv sync --all-packages --extra vllm" in err
 
 
 def test_check_model_lets_hub_ids_and_existing_directories_through(tiny_model: Path) -> None:
@@ -180,7 +180,7 @@ def test_check_model_lets_hub_ids_and_existing_directories_through(tiny_model: P
 
 def test_run_rejects_an_unknown_split(tiny_model: Path, lean_url: str, tmp_path: Path, capsys: Any) -> None:
     argv = ["run", "--model", str(tiny_model), "--out", str(tmp_path), "--split", "train", "--lean-url", lean_url]
-    assert main(argv) == 1
+    assert main(argv) == 2
     assert "unknown split 'train'" in capsys.readouterr().err
 
 
@@ -207,5 +207,5 @@ def test_run_then_report_and_compare(tiny_model: Path, lean_url: str, tmp_path: 
 
 
 def test_report_of_a_missing_run_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["report", str(tmp_path / "nope")]) == 1
+    assert main(["report", str(tmp_path / "nope")]) == 2
     assert "samples.jsonl not found" in capsys.readouterr().err

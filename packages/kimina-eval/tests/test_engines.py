@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 from kimina_eval import Engine, EngineError, SamplingParams, make_engine
-from kimina_eval.testing import ScriptedEngine, build_tiny_model
+from kimina_eval.testing import ScriptedEngine
+from kimina_eval.tiny_model import build_tiny_model
 
 CONVERSATIONS = [
     [{"role": "system", "content": "You are an expert."}, {"role": "user", "content": "Prove 1 + 1 = 2."}],

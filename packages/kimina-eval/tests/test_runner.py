@@ -7,11 +7,11 @@ import pytest
 from kimina_eval import SamplingParams, make_engine
 from kimina_eval.config import ConfigError, RunConfig
 from kimina_eval.dataset import DatasetError, load_problems
-from kimina_eval.runner import Runner, RunOptions, RunProgress, VerificationUnavailable, run_eval
+from kimina_eval.runner import Runner, RunOptions, RunProgress, run_eval
 from kimina_eval.store import load_records
 from kimina_eval.summary import summarize
 from kimina_eval.testing import ScriptedEngine
-from kimina_verify import LeanMessage, Verdict, VerdictKind
+from kimina_verify import LeanMessage, Verdict, VerdictKind, VerifierUnavailable
 from kimina_verify.attempts import gets_fix_turn
 
 FAST = RunOptions(batch_problems=2, infra_retries=1, retry_delay_s=0)
@@ -164,7 +164,7 @@ def test_infra_failures_are_retried_reported_and_regraded_on_resume(
 
 def test_missing_server_is_a_clear_error(tiny_model: Path, tmp_path: Path) -> None:
     config = RunConfig(model="scripted", n=1, limit=1)
-    with pytest.raises(VerificationUnavailable, match="no verification server at http://127.0.0.1:9"):
+    with pytest.raises(VerifierUnavailable, match="no verification server at http://127.0.0.1:9"):
         run_eval(config, ScriptedEngine(lambda m, i: ""), tmp_path, url="http://127.0.0.1:9", **VERIFIER)
 
 
@@ -249,7 +249,7 @@ def test_an_engine_factory_is_called_only_after_the_cheap_checks(lean_url: str, 
         built.append(1)
         return ScriptedEngine(lambda m, i: "nothing")
 
-    with pytest.raises(VerificationUnavailable):
+    with pytest.raises(VerifierUnavailable):
         run_eval(RunConfig(model="a", n=1, limit=1), factory, tmp_path, url="http://127.0.0.1:9", **VERIFIER)
     with pytest.raises(DatasetError, match="unknown split"):
         run_eval(RunConfig(model="a", n=1, limit=1, split="train"), factory, tmp_path, url=lean_url, **VERIFIER)

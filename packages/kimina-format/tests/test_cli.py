@@ -59,7 +59,7 @@ def test_real_data_summary(data_dir: Path, capsys: pytest.CaptureFixture[str]) -
 
 
 def error_of(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    assert main(args) == 1
+    assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0, "errors are one line"
     return err
@@ -83,7 +83,7 @@ def test_invalid_json_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_verdicts_before_a_bad_line_are_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps({"completion": build_completion()}) + "\n[1, 2]\n", encoding="utf-8")
-    assert main(["check", str(path)]) == 1
+    assert main(["check", str(path)]) == 2
     captured = capsys.readouterr()
     assert "line 1: ok" in captured.out
     assert ":2: expected a JSON object, got list" in captured.err

@@ -12,7 +12,7 @@ import json
 import time
 
 from kimina_format.testing import data_file
-from kimina_rl.scoring import Problem
+from kimina_rl.scoring import RewardProblem
 from kimina_rl.service import Scorer
 from kimina_rl.settings import Settings
 from kimina_verify import Verifier, verify_sync
@@ -28,7 +28,7 @@ async def run(url: str, rows: list[dict], settings: Settings, print_axioms: bool
         print_axioms=print_axioms,
     )
     scorer = Scorer(settings, verifier=verifier)
-    problems = [Problem.from_row("minif2f", None, {"formal_statement": r["formal_statement"]}) for r in rows]
+    problems = [RewardProblem.from_row("minif2f", None, {"formal_statement": r["formal_statement"]}) for r in rows]
     started = time.perf_counter()
     attempts = await asyncio.gather(*(scorer.attempt(r["completion"], p) for r, p in zip(rows, problems, strict=True)))
     elapsed = time.perf_counter() - started

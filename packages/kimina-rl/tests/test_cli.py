@@ -70,7 +70,7 @@ def test_config_prints_resolved_yaml(capsys: pytest.CaptureFixture[str]) -> None
 
 def test_an_empty_history_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from kimina_rl.cli import EMPTY_HISTORY
-    from kimina_rl.scoring import Problem
+    from kimina_rl.scoring import RewardProblem
 
     empty = tmp_path / "history.sqlite"
     WinRateHistory(empty).close()
@@ -80,5 +80,5 @@ def test_an_empty_history_says_why(tmp_path: Path, capsys: pytest.CaptureFixture
     # Every split the message names is one the history leaves out, and a training row is recorded.
     for split in ("val", "valid", "validation", "test"):
         assert split in EMPTY_HISTORY
-        assert not Problem.from_row("minif2f", "theorem t : True", {"split": split}).training
-    assert Problem.from_row("numina", "theorem t : True", {"split": "train"}).training
+        assert not RewardProblem.from_row("minif2f", "theorem t : True", {"split": split}).training
+    assert RewardProblem.from_row("numina", "theorem t : True", {"split": "train"}).training

@@ -12,8 +12,9 @@ import pytest
 from kimina_rl.history import WinRateHistory
 from kimina_rl.reward import compute_score
 from kimina_rl.scoring import REWARD_KEYS, seal_reward
-from kimina_rl.service import VerifierUnavailableError, scorer_for
+from kimina_rl.service import scorer_for
 from kimina_rl.settings import Settings
+from kimina_verify import VerifierUnavailable
 
 Edit = Callable[[str], str]
 
@@ -89,7 +90,7 @@ def _free_port() -> int:
 async def test_dead_server_raises_after_the_retry_budget(well_formed: list[dict[str, Any]]) -> None:
     url = f"http://127.0.0.1:{_free_port()}"
     started = time.monotonic()
-    with pytest.raises(VerifierUnavailableError, match=r"kept failing for \d+ s.*infra_retry_s=3\)"):
+    with pytest.raises(VerifierUnavailable, match=r"kept failing for \d+ s.*infra_retry_s=3\)"):
         await _score(well_formed[0], url, verifier={"url": url, "infra_retry_s": 3})
     assert 1.0 < time.monotonic() - started < 10  # retried once after ~2 s, then gave up: never a silent 0
 

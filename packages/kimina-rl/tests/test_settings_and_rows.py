@@ -1,7 +1,7 @@
 """Settings parsing (the YAML and the dataclasses agree) and how dataset rows become problems."""
 
 import pytest
-from kimina_rl.scoring import Problem
+from kimina_rl.scoring import RewardProblem
 from kimina_rl.settings import FixSettings, Settings, VerifierSettings
 from omegaconf import DictConfig, OmegaConf
 
@@ -50,19 +50,19 @@ def test_kimina_data_row() -> None:
         "formal_statement": "theorem t : 1 = 1 := by",
         "informal_problem": "Show 1 = 1.",
     }
-    problem = Problem.from_row("numina-lean", "theorem t : 1 = 1 := by", info)
-    assert problem == Problem(
+    problem = RewardProblem.from_row("numina-lean", "theorem t : 1 = 1 := by", info)
+    assert problem == RewardProblem(
         "import Mathlib\n\ntheorem t : 1 = 1 := by", "u-1", "numina-lean", "Show 1 = 1.", training=True
     )
 
 
 def test_upstream_and_minimal_rows() -> None:
-    upstream = Problem.from_row(
+    upstream = RewardProblem.from_row(
         "minif2f", "Should be solved in Lean 4.", {"formal_statement": "theorem a : True := by"}
     )
     assert upstream.formal_statement == "theorem a : True := by"
     assert upstream.problem_id.startswith("sha256:")  # stable id without a uid
-    assert Problem.from_row("x", "theorem b : True := by", None).formal_statement == "theorem b : True := by"
-    assert not Problem.from_row("x", "theorem b : True := by", {"split": "test"}).training
+    assert RewardProblem.from_row("x", "theorem b : True := by", None).formal_statement == "theorem b : True := by"
+    assert not RewardProblem.from_row("x", "theorem b : True := by", {"split": "test"}).training
     with pytest.raises(ValueError, match="no formal statement"):
-        Problem.from_row("x", None, {"uid": "y"})
+        RewardProblem.from_row("x", None, {"uid": "y"})

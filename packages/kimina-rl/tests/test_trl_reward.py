@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 from kimina_format import check_format
-from kimina_rl.service import VerifierUnavailableError
 from kimina_rl.trl_reward import LeanReward
+from kimina_verify import VerifierUnavailable
 
 Edit = Callable[[str], str]
 
@@ -109,7 +109,7 @@ def test_infra_failures_raise_by_default_and_are_none_on_request(batch: list[dic
     settings = {"verifier": {"url": _dead_url(), "infra_retry_s": 1}}
     columns = {"formal_statement": [r["formal_statement"] for r in batch[:2]]}
     completions = [batch[0]["completion"], "<think>no code, nothing to verify</think>"]
-    with pytest.raises(VerifierUnavailableError):
+    with pytest.raises(VerifierUnavailable):
         trl_call(LeanReward(settings), ["p", "p"], completions, **columns)
     # "none": the unverifiable proof gets TRL's "no reward", the completion without code its 0 as usual.
     assert trl_call(LeanReward(settings, on_infra="none"), ["p", "p"], completions, **columns) == [None, 0.0]

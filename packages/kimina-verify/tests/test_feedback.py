@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 from kimina_verify import (
     CheckCode,
+    IntegrityViolation,
     LeanCode,
     LeanMessage,
     Verdict,
     VerdictKind,
-    Violation,
     build_check_code,
     check_integrity,
     render_feedback,
@@ -129,7 +129,9 @@ def test_integrity_feedback_quotes_the_offending_line() -> None:
 
 
 def test_axiom_violation_without_a_line() -> None:
-    verdict = Verdict.integrity([Violation("axioms", "the proof depends on axioms outside the accepted set: cheat")])
+    verdict = Verdict.integrity(
+        [IntegrityViolation("axioms", "the proof depends on axioms outside the accepted set: cheat")]
+    )
     assert render_feedback(MODEL, verdict) == (
         "# Rejected 1: axioms\nthe proof depends on axioms outside the accepted set: cheat"
     )

@@ -115,5 +115,5 @@ def test_serves_and_shuts_down_cleanly_on_sigterm() -> None:
 
 
 def test_refuses_to_start_when_the_repl_does_not_answer(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(parse("--repl-cmd", "false", "--port", str(free_port()), "--log-level", "CRITICAL")) == 1
+    assert run(parse("--repl-cmd", "false", "--port", str(free_port()), "--log-level", "CRITICAL")) == 3
     assert "does not work" in capsys.readouterr().err

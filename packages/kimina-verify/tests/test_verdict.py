@@ -10,10 +10,10 @@ import pytest
 from kimina_verify import (
     CheckCode,
     IntegrityPolicy,
+    IntegrityViolation,
     ServerResult,
     Verdict,
     VerdictKind,
-    Violation,
     build_check_code,
     verdict_from_result,
 )
@@ -130,7 +130,7 @@ def test_offending_axioms_are_named() -> None:
     check = build_check_code(CODE)
     verdict = verdict_from_result(answer(check, "'t' depends on axioms: [propext, cheat, other]"), check)
     assert verdict.violations == (
-        Violation("axioms", "the proof depends on axioms outside the accepted set: cheat, other"),
+        IntegrityViolation("axioms", "the proof depends on axioms outside the accepted set: cheat, other"),
     )
     assert verdict.axioms == ("propext", "cheat", "other")
 
@@ -200,7 +200,7 @@ def test_verdict_round_trips_through_json() -> None:
     result["response"]["messages"].append(msg("error", "boom", 9))
     verdict = verdict_from_result(result, check)
     assert Verdict.from_dict(json.loads(json.dumps(verdict.to_dict()))) == verdict
-    rejected = Verdict.integrity([Violation("sorry", "no", 3)])
+    rejected = Verdict.integrity([IntegrityViolation("sorry", "no", 3)])
     assert Verdict.from_dict(rejected.to_dict()) == rejected
 
 

@@ -26,6 +26,8 @@ from kimina_api.routes import ops_router, router
 from kimina_api.service import ProveService
 from kimina_api.settings import Settings
 
+__all__ = ["create_app"]
+
 logger = logging.getLogger(__name__)
 
 # A reason longer than this (it may quote the client's input) is cut.

@@ -12,6 +12,8 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+__all__ = ["check_api_key", "require_api_key"]
+
 # auto_error=False: a missing header is our 401 with a reason, and both schemes show up in the OpenAPI docs.
 _bearer = HTTPBearer(auto_error=False, description="`Authorization: Bearer <key>`")
 _header = APIKeyHeader(name="X-API-Key", auto_error=False, description="`X-API-Key: <key>`")

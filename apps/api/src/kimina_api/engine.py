@@ -12,6 +12,8 @@ from kimina_eval.engines import Engine, Messages, SamplingParams, make_engine
 
 from kimina_api.settings import Settings
 
+__all__ = ["EngineRunner", "EngineUnavailable"]
+
 logger = logging.getLogger(__name__)
 
 
@@ -19,7 +21,7 @@ class EngineUnavailable(Exception):
     """The engine could not produce completions (not loaded, crashed, or its server failed): HTTP 503."""
 
 
-def build_engine(settings: Settings) -> Engine:
+def _build_engine(settings: Settings) -> Engine:
     """Build the engine the settings name; slow for local models (the weights load here).
 
     Raises:
@@ -71,7 +73,7 @@ class EngineRunner:
         """
         name = settings.model or settings.engine_url or "(none)"
         try:
-            engine = build_engine(settings)
+            engine = _build_engine(settings)
         except Exception as exc:  # any failure to load leaves the server up and saying why
             reason = f"{type(exc).__name__}: {exc}"
             logger.error("engine failed to load", extra={"engine": settings.engine, "reason": reason})

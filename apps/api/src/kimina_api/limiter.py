@@ -6,6 +6,8 @@ import asyncio
 import enum
 from types import TracebackType
 
+__all__ = ["Limiter", "QueueFull", "Reservation"]
+
 
 class QueueFull(Exception):
     """Raised by `Limiter.reserve` when every slot is taken and the queue is full (HTTP 429)."""

@@ -8,13 +8,15 @@ import sys
 from datetime import UTC, datetime
 from typing import Literal
 
+__all__ = ["JsonFormatter", "LogFormat", "TextFormatter", "configure_logging"]
+
 LogFormat = Literal["json", "text"]
 
 # Attributes every LogRecord has; anything else on a record came from `extra=` and belongs in the output.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
 
 
-def record_fields(record: logging.LogRecord) -> dict[str, object]:
+def _record_fields(record: logging.LogRecord) -> dict[str, object]:
     """The fields a record was given through `extra=`."""
     return {key: value for key, value in vars(record).items() if key not in _STANDARD}
 
@@ -29,7 +31,7 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),
-            **record_fields(record),
+            **_record_fields(record),
         }
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
@@ -42,7 +44,7 @@ class TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         """Render the record as one human-readable line (plus any traceback)."""
         stamp = datetime.fromtimestamp(record.created).strftime("%H:%M:%S")
-        fields = " ".join(f"{key}={value}" for key, value in record_fields(record).items())
+        fields = " ".join(f"{key}={value}" for key, value in _record_fields(record).items())
         line = f"{stamp} {record.levelname:<7} {record.name}: {record.getMessage()}" + (f" {fields}" if fields else "")
         if record.exc_info:
             line += "\n" + self.formatException(record.exc_info)

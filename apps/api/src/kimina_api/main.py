@@ -6,12 +6,15 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from kimina_format.exit_codes import ExitCode
 from pydantic import ValidationError
 from rich.console import Console
 
 from kimina_api import __version__
 from kimina_api.logs import configure_logging
 from kimina_api.settings import Settings
+
+__all__ = ["main", "parse_args", "settings_from", "uvicorn_config"]
 
 if TYPE_CHECKING:
     import uvicorn
@@ -111,14 +114,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         Console(stderr=True).print(f"[red]error:[/] invalid settings: {problems}", highlight=False)
-        return 2
+        return ExitCode.USAGE
     configure_logging(args.log_level, args.log_format or ("text" if sys.stderr.isatty() else "json"))
     server = uvicorn.Server(uvicorn_config(create_app(settings), settings))
     try:
         server.run()
     except KeyboardInterrupt:  # uvicorn re-raises the SIGINT it shut down on, as `uvicorn.run` expects
         pass
-    return 0 if server.started else 3  # what `uvicorn.run` exits with when start-up fails
+    return ExitCode.OK if server.started else ExitCode.UNAVAILABLE  # as `uvicorn.run` when start-up fails
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+__all__ = ["Metrics"]
+
 # Seconds: generation of long proofs on a GPU takes minutes; a CPU toy model, milliseconds.
 _BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
 

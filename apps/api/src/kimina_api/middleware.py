@@ -11,6 +11,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kimina_api.metrics import Metrics
 
+__all__ = ["RequestLogMiddleware"]
+
 logger = logging.getLogger("kimina_api.access")
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")

@@ -9,6 +9,8 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
+__all__ = ["page", "router", "static_files"]
+
 router = APIRouter(include_in_schema=False)
 
 

@@ -27,11 +27,11 @@ from kimina_api.metrics import Metrics
 from kimina_api.schemas import (
     Attempt,
     FormatReport,
+    FormatViolation,
     IntegrityViolation,
     LeanMessage,
     LeanReport,
     Timings,
-    Violation,
 )
 from kimina_api.settings import PromptTemplate
 
@@ -172,7 +172,7 @@ class Prover:
             format=FormatReport(
                 ok=verdict.ok,
                 score=verdict.score,
-                violations=[Violation(code=str(v.code), message=v.message) for v in verdict.violations],
+                violations=[FormatViolation(code=str(v.code), message=v.message) for v in verdict.violations],
             ),
             timings=Timings(generate_s=generate_s),
         )

@@ -34,6 +34,8 @@ from kimina_api.schemas import (
 )
 from kimina_api.service import ProveService, RequestRejected
 
+__all__ = ["ClientGone", "ReleasingStream", "Service", "health", "metrics", "ops_router", "prove", "router"]
+
 router = APIRouter(route_class=GuardedRoute)
 ops_router = APIRouter()
 
@@ -46,13 +48,13 @@ class ClientGone(Exception):
     """The client closed the connection before the answer was ready."""
 
 
-async def get_service(request: Request) -> ProveService:
+async def _get_service(request: Request) -> ProveService:
     """The app's prove service (built by the lifespan)."""
     service: ProveService = request.app.state.service
     return service
 
 
-Service = Annotated[ProveService, Depends(get_service)]
+Service = Annotated[ProveService, Depends(_get_service)]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorBody, "description": description}

@@ -7,6 +7,26 @@ from typing import Literal
 from kimina_verify import LeanCode
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+__all__ = [
+    "Attempt",
+    "ComponentHealth",
+    "ErrorBody",
+    "FormatReport",
+    "FormatViolation",
+    "HealthResponse",
+    "IntegrityViolation",
+    "LeanMessage",
+    "LeanReport",
+    "ProveRequest",
+    "ProveResponse",
+    "RequestTimings",
+    "SamplingRequest",
+    "StreamError",
+    "Timings",
+    "VerdictKindName",
+    "VerifierHealth",
+]
+
 VerdictKindName = Literal["valid", "sorry", "lean_error", "integrity", "timeout", "infra"]
 
 
@@ -69,7 +89,7 @@ class ProveRequest(BaseModel):
         return value
 
 
-class Violation(BaseModel):
+class FormatViolation(BaseModel):
     """One broken format rule: a stable code and a message for people."""
 
     code: str
@@ -81,7 +101,7 @@ class FormatReport(BaseModel):
 
     ok: bool
     score: float
-    violations: list[Violation]
+    violations: list[FormatViolation]
 
 
 class LeanMessage(BaseModel):

@@ -19,6 +19,8 @@ from kimina_api.prover import Emit, ProveJob, Prover, complete_statement
 from kimina_api.schemas import Attempt, ProveRequest, ProveResponse, RequestTimings
 from kimina_api.settings import Settings
 
+__all__ = ["ProveService", "RequestRejected"]
+
 
 class RequestRejected(Exception):
     """A request the server will not run; `status` is the HTTP status to answer with, the message the reason."""
@@ -147,7 +149,7 @@ class ProveService:
             reservation.release()
             self.metrics.requests.labels(outcome=outcome).inc()
         lean = await self.lean_environment() if job.verify else None
-        response = build_response(
+        response = _build_response(
             request_id, self.prover.engine.name, attempts, queue_s, time.perf_counter() - start, lean=lean
         )
         if response.proved:
@@ -156,7 +158,7 @@ class ProveService:
         return response
 
 
-def build_response(
+def _build_response(
     request_id: str,
     model: str,
     attempts: list[Attempt],

@@ -1,7 +1,36 @@
-"""The training app: preflight, data and the verl launch from a recipe."""
+"""The training app: preflight, data and the verl launch from a recipe.
+
+`load_recipe` composes a recipe into a `Recipe` (or raises `RecipeError`),
+`list_recipes` names the shipped ones and `run_preflight` checks a machine against one.
+"""
+
+from __future__ import annotations
 
 from importlib.metadata import version as _version
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kimina_train.preflight import run_preflight
+    from kimina_train.recipe import Recipe, RecipeError, list_recipes, load_recipe
 
 __version__ = _version("kimina-train")
 
-__all__ = ["__version__"]
+# Loaded on first use, so `import kimina_train` (and `--version`) stays fast.
+_LAZY = {
+    "Recipe": "kimina_train.recipe",
+    "RecipeError": "kimina_train.recipe",
+    "list_recipes": "kimina_train.recipe",
+    "load_recipe": "kimina_train.recipe",
+    "run_preflight": "kimina_train.preflight",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'kimina_train' has no attribute {name!r}")
+
+
+__all__ = ["Recipe", "RecipeError", "__version__", "list_recipes", "load_recipe", "run_preflight"]

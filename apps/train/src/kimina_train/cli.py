@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+__all__ = ["Args", "EPILOG", "build_parser", "parse_args"]
+
 EPILOG = """\
 examples:
   uv run apps/train --recipe smoke                          verl's trainer for 2 steps on this machine (CPU or GPU)

@@ -10,6 +10,8 @@ from typing import Any
 from kimina_train.recipe import Recipe
 from kimina_train.settings import DataSpec
 
+__all__ = ["DataBuildError", "DataFile", "build_missing", "data_files", "reference_source_build"]
+
 logger = logging.getLogger(__name__)
 
 

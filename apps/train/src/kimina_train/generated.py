@@ -6,6 +6,8 @@ from pathlib import Path
 
 from kimina_train.recipe import RECIPES_DIR, Recipe, list_recipes, load_recipe
 
+__all__ = ["CPU_SUFFIX", "GENERATED_DIR", "REGENERATE", "render", "stale_generated", "write_generated"]
+
 GENERATED_DIR = RECIPES_DIR / "_generated"
 REGENERATE = "uv run apps/train --write-generated"
 CPU_SUFFIX = ".cpu"
@@ -37,7 +39,7 @@ def render(recipe: Recipe) -> str:
     return _HEADER.format(name=recipe.name, command=REGENERATE, variant=variant) + body
 
 
-def generated_path(name: str, directory: Path = GENERATED_DIR) -> Path:
+def _generated_path(name: str, directory: Path = GENERATED_DIR) -> Path:
     """Where the flattened copy of recipe `name` (or `name.cpu`) lives."""
     return directory / f"{name}.yaml"
 
@@ -58,7 +60,7 @@ def write_generated(directory: Path = GENERATED_DIR) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for name, recipe in _variants().items():
-        path = generated_path(name, directory)
+        path = _generated_path(name, directory)
         path.write_text(render(recipe))
         written.append(path)
     return written
@@ -69,6 +71,6 @@ def stale_generated(directory: Path = GENERATED_DIR) -> list[str]:
     return [
         name
         for name, recipe in _variants().items()
-        if not generated_path(name, directory).is_file()
-        or generated_path(name, directory).read_text() != render(recipe)
+        if not _generated_path(name, directory).is_file()
+        or _generated_path(name, directory).read_text() != render(recipe)
     ]

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from kimina_train.runfolder import VERL_CONFIG, RunFolder
 
+__all__ = ["run_verl", "verl_command", "verl_env"]
+
 logger = logging.getLogger(__name__)
 
 

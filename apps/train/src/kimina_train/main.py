@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from kimina_format.exit_codes import ExitCode
 from rich.console import Console
 from rich.logging import RichHandler
 from rich.panel import Panel
@@ -31,7 +32,10 @@ from kimina_train.verifier_service import (
     running_verifier,
 )
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PREFLIGHT = 0, 1, 2, 3
+__all__ = ["main"]
+
+# The workspace convention (kimina_format.exit_codes): a failed preflight means the run cannot start.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_PREFLIGHT = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE, ExitCode.UNAVAILABLE
 
 console = Console(stderr=True)
 

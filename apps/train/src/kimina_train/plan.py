@@ -13,6 +13,8 @@ from kimina_train.launch import verl_command
 from kimina_train.recipe import Recipe
 from kimina_train.runfolder import RunFolder
 
+__all__ = ["Plan", "make_plan", "render_plan"]
+
 
 @dataclass(frozen=True)
 class Plan:

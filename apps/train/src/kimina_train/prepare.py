@@ -13,6 +13,8 @@ from kimina_train.preflight.verifier import effective_url
 from kimina_train.recipe import Recipe, with_values
 from kimina_train.runfolder import RunFolder, write_preflight, write_verl_config
 
+__all__ = ["launch_config", "prepare", "ray_env"]
+
 if TYPE_CHECKING:
     from omegaconf import DictConfig
 
@@ -68,11 +70,11 @@ def ray_env(run: RunFolder, *, cpu: bool) -> dict[str, str]:
     return env
 
 
-def build_tiny_model_if_missing(path: Path) -> bool:
+def _build_tiny_model_if_missing(path: Path) -> bool:
     """Build kimina-eval's tiny random Qwen3 model at `path` unless a model is there; True if built."""
     if (path / "config.json").is_file():
         return False
-    from kimina_eval.testing import build_tiny_model
+    from kimina_eval.tiny_model import build_tiny_model
 
     logger.info("building a tiny random model at %s (kimina-eval)", path)
     build_tiny_model(path)
@@ -89,7 +91,7 @@ def prepare(recipe: Recipe, results: Sequence[CheckResult]) -> RunFolder:
     for path in build_missing(recipe):
         logger.info("built %s", path)
     if recipe.settings.build_tiny_model:
-        build_tiny_model_if_missing(Path(str(recipe.config.actor_rollout_ref.model.path)))
+        _build_tiny_model_if_missing(Path(str(recipe.config.actor_rollout_ref.model.path)))
     write_verl_config(run, launch_config(recipe, run))
     write_preflight(run, results)
     return run

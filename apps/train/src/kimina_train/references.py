@@ -14,6 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "INJECTED_ERROR",
+    "REFERENCE_FILE",
+    "ReferenceDataError",
+    "ReferenceRow",
+    "inject_lean_error",
+    "load_references",
+    "rows_with_references",
+    "write_reference_rows",
+]
+
 logger = logging.getLogger(__name__)
 
 REFERENCE_FILE = Path(__file__).parent / "resources" / "kimina_completions.jsonl"

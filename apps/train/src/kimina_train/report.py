@@ -20,6 +20,18 @@ from rich.table import Table
 from kimina_train.recipe import Recipe
 from kimina_train.runfolder import RunFolder
 
+__all__ = [
+    "RunSummary",
+    "StepSummary",
+    "history_state",
+    "plot_metrics",
+    "read_answers",
+    "render_summary",
+    "report_launch",
+    "summarize",
+    "write_summary",
+]
+
 logger = logging.getLogger(__name__)
 
 SCORE, SCORE_MAX, TURNS = "critic/score/mean", "critic/score/max", "training/num_turns/mean"
@@ -74,7 +86,7 @@ class RunSummary:
     history_note: str | None = None
 
 
-def read_step_metrics(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def _read_step_metrics(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """Verl's file-logger lines (`{"step": N, "data": {...}}`) that are training steps, in order."""
     if not path.is_file():
         return []
@@ -130,7 +142,7 @@ def summarize(
     """
     answers = read_answers(answers_log, since=since) if answers_log else {}
     steps = []
-    for step, data in read_step_metrics(run.metrics):
+    for step, data in _read_step_metrics(run.metrics):
         turns = _float(data, TURNS)
         steps.append(
             StepSummary(
@@ -194,7 +206,7 @@ def _fmt(value: float | None, spec: str = ".3f") -> str:
 
 def plot_metrics(run: RunFolder, summary: RunSummary) -> Path | None:
     """`metrics.png`: reward, fix turns and replays, loss, gradient norm and response length per step."""
-    steps = read_step_metrics(run.metrics)
+    steps = _read_step_metrics(run.metrics)
     if not steps:
         return None
     import matplotlib
@@ -236,7 +248,7 @@ def plot_metrics(run: RunFolder, summary: RunSummary) -> Path | None:
 def history_state(path: Path, train_files: list[str]) -> tuple[int, str | None]:
     """Problems in the win-rate history at `path`, and why it holds none when the train rows tell."""
     import pyarrow.parquet as pq
-    from kimina_rl import Problem, WinRateHistory
+    from kimina_rl import RewardProblem, WinRateHistory
 
     count = 0
     if path.is_file():
@@ -246,7 +258,7 @@ def history_state(path: Path, train_files: list[str]) -> tuple[int, str | None]:
         return count, None
     rows = [row for name in train_files if Path(name).is_file() for row in pq.read_table(name).to_pylist()]
     training = [
-        Problem.from_row(
+        RewardProblem.from_row(
             row["data_source"], (row.get("reward_model") or {}).get("ground_truth"), row["extra_info"]
         ).training
         for row in rows

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from kimina_train.preflight.checklist import CheckResult
 
+__all__ = ["RunFolder", "VERL_CONFIG", "record_launch", "write_preflight", "write_verl_config"]
+
 if TYPE_CHECKING:
     from omegaconf import DictConfig
 

@@ -31,6 +31,17 @@ from kimina_data.steps.export import ABILITY, verl_features, write_parquet
 from kimina_eval.search.ttrl import TTRLBatch, TTRLSetup
 from kimina_format.prompts import TemplateName, build_messages
 
+__all__ = [
+    "Launcher",
+    "TRAINED_KINDS",
+    "TTRLError",
+    "TTRLTrainer",
+    "trained_model",
+    "trainer",
+    "training_rows",
+    "write_rows",
+]
+
 logger = logging.getLogger(__name__)
 
 Launcher = Callable[[list[str], Path, Mapping[str, str]], int]
@@ -44,7 +55,7 @@ class TTRLError(RuntimeError):
     """A test-time RL run failed or left no model to load; the message says where its log is."""
 
 
-def run_logged(command: list[str], log: Path, env: Mapping[str, str]) -> int:
+def _run_logged(command: list[str], log: Path, env: Mapping[str, str]) -> int:
     """Run ``command`` with ``env`` until it ends, its output appended to ``log``; returns its exit code."""
     with log.open("a", encoding="utf-8") as out:
         return subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, env=env, check=False).returncode
@@ -78,7 +89,7 @@ class TTRLTrainer:
     model: str | None = None
     overrides: tuple[str, ...] = ()
     dry_run: bool = False
-    launch: Launcher = field(default=run_logged, repr=False)
+    launch: Launcher = field(default=_run_logged, repr=False)
 
     def __post_init__(self) -> None:
         if self.steps < 1 or self.batch_size < 1:

@@ -16,6 +16,16 @@ from pathlib import Path
 
 import httpx
 
+__all__ = [
+    "SIMULATED_MARKER",
+    "SIMULATED_WARNING",
+    "VerifierProcess",
+    "VerifierStartError",
+    "WORKSPACE_ENV",
+    "checks_served",
+    "running_verifier",
+]
+
 WORKSPACE_ENV = "KIMINA_LEAN_WORKSPACE"
 """A Lean workspace as infra/lean/setup-workspace.sh builds it (`mathlib4/`, `repl/`); unset means `lean-repl-sim`."""
 
@@ -54,7 +64,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def serve_command(port: int, workspace: str | None, *, max_repls: int) -> list[str]:
+def _serve_command(port: int, workspace: str | None, *, max_repls: int) -> list[str]:
     """The `kimina-verify serve` command line (as `python -m`, so it works without the venv on PATH)."""
     command = [sys.executable, "-m", "kimina_verify.server", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--max-repls", str(max_repls)]
@@ -108,7 +118,7 @@ def running_verifier(
         marker.write_text(SIMULATED_WARNING + "\n")
     with log.open("ab") as out:
         proc = subprocess.Popen(
-            serve_command(port, workspace, max_repls=max_repls),
+            _serve_command(port, workspace, max_repls=max_repls),
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,

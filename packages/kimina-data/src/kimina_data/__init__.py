@@ -3,7 +3,7 @@
 from importlib.metadata import version as _version
 
 from kimina_data.config import BuildConfig, ConfigError, load_data_section
-from kimina_data.minif2f import build_minif2f
+from kimina_data.minif2f import MiniF2FResult, build_minif2f, default_minif2f_source
 from kimina_data.pipeline import BuildError, build_promptset
 from kimina_data.report import BuildReport
 from kimina_data.schema import Rejection
@@ -16,6 +16,7 @@ __all__ = [
     "BuildError",
     "BuildReport",
     "ConfigError",
+    "MiniF2FResult",
     "Rejection",
     "SourceError",
     "SourceKind",
@@ -23,6 +24,7 @@ __all__ = [
     "__version__",
     "build_minif2f",
     "build_promptset",
+    "default_minif2f_source",
     "load_data_section",
     "load_source",
 ]

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kimina_format.exit_codes import ExitCode
+from kimina_verify.errors import VerifierUnavailable
 from rich.console import Console
 from rich.logging import RichHandler
 from rich.markup import escape
@@ -23,10 +25,15 @@ from kimina_data.config import BuildConfig, ConfigError, load_data_section
 from kimina_data.pipeline import BuildError, build_promptset
 from kimina_data.report import BuildReport, DecontaminationStats
 from kimina_data.sources import SourceError
-from kimina_data.statement_check import VerificationServerError
 from kimina_data.variants import GeminiError, MissingApiKeyError
 
-EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
+# The workspace convention (kimina_format.exit_codes).
+EXIT_FAILED, EXIT_USAGE, EXIT_UNAVAILABLE, EXIT_INTERRUPTED = (
+    ExitCode.FAILED,
+    ExitCode.USAGE,
+    ExitCode.UNAVAILABLE,
+    ExitCode.INTERRUPTED,
+)
 
 console = Console(stderr=True)
 
@@ -49,7 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, SourceError, MissingApiKeyError) as e:
         console.print(f"[red]error:[/] {escape(str(e))}")
         return EXIT_USAGE
-    except (BuildError, GeminiError, VerificationServerError) as e:
+    except VerifierUnavailable as e:
+        console.print(f"[red]verification server unavailable:[/] {escape(str(e))}")
+        return EXIT_UNAVAILABLE
+    except (BuildError, GeminiError) as e:
         console.print(f"[red]build failed:[/] {escape(str(e))}")
         return EXIT_FAILED
     except KeyboardInterrupt:
@@ -168,7 +178,7 @@ def _build(args: argparse.Namespace) -> int:
         console.print("no Gemini variants (the default): --variants N asks for N per problem, with GEMINI_API_KEY set")
     files = ", ".join(Path(path).name for path in report.outputs.values())
     console.print(f"[green]done[/] in {report.seconds:.1f} s: wrote {files} to {config.out}")
-    return 0
+    return ExitCode.OK
 
 
 def _minif2f(args: argparse.Namespace) -> int:
@@ -183,7 +193,7 @@ def _minif2f(args: argparse.Namespace) -> int:
         console.print(f"{label}: {result.rows[label]} rows -> {path}")
     if result.rejections:
         console.print(f"[yellow]{len(result.rejections)} rows rejected[/]: see {args.out / 'rejected.jsonl'}")
-    return 0
+    return ExitCode.OK
 
 
 class _StepProgress:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kimina_data.config import BuildConfig
-from kimina_data.references import MINIF2F, Reference, load_reference, problem_label, resolve_location
+from kimina_data.references import MINIF2F, Reference, load_reference, resolve_location
 from kimina_data.report import (
     BuildReport,
     CheckStats,
@@ -20,7 +20,7 @@ from kimina_data.report import (
     count_by_source,
     plot_win_rates,
 )
-from kimina_data.schema import Rejection, column, count_reasons, write_rejections
+from kimina_data.schema import Rejection, column, count_reasons, problem_label, write_rejections
 from kimina_data.sources import SourceError, load_source
 from kimina_data.statement import statement_key
 from kimina_data.statement_check import StatementCheck, check_statements, statement_check_from_url
@@ -43,6 +43,8 @@ from kimina_data.variants import (
     generate_variants,
     make_gemini_client,
 )
+
+__all__ = ["BuildError", "build_promptset"]
 
 if TYPE_CHECKING:
     import datasets
@@ -79,7 +81,7 @@ def build_promptset(
         SourceError: A source, or a decontamination reference given in `config.decontaminate`, cannot be read.
         BuildError: No row survives a step.
         GeminiError: The variants step cannot go on (no key, bad key, repeated failures); answers so far are cached.
-        VerificationServerError: The configured verification server does not answer.
+        VerifierUnavailable: The configured verification server does not answer.
     """
     started = time.perf_counter()
     # Made before any work, so that a missing API key or reference file fails at once, not after loading 100K rows.

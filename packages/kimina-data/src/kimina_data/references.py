@@ -11,9 +11,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kimina_data.schema import column, count_reasons
+from kimina_data.minif2f import default_minif2f_source
+from kimina_data.schema import column, count_reasons, problem_label
 from kimina_data.sources import SourceError, SourceKind, SourceSpec, load_source
 from kimina_data.statement import parse_statement, statement_key
+
+__all__ = ["MINIF2F", "Reference", "load_reference", "resolve_location"]
 
 log = logging.getLogger(__name__)
 
@@ -42,11 +45,6 @@ class Reference:
         return frozenset(label for labels in self.keys.values() for label in labels)
 
 
-def problem_label(data_source: str, uid: str) -> str:
-    """How a reference problem is named in reports and matched against a build's own rows: `data_source:uid`."""
-    return f"{data_source}:{uid}"
-
-
 def resolve_location(location: str) -> str:
     """The file behind a reference location: `minif2f` becomes the packaged miniF2F file, anything else is kept.
 
@@ -55,8 +53,6 @@ def resolve_location(location: str) -> str:
             that does not exist (caught here, so that it is not mistaken for a hub id).
     """
     if location == MINIF2F:
-        from kimina_data.minif2f import default_minif2f_source
-
         return str(default_minif2f_source())
     path = Path(location).expanduser()
     if path.suffix in _FILE_SUFFIXES and not path.exists():

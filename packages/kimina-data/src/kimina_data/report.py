@@ -11,6 +11,17 @@ from typing import TYPE_CHECKING, Any
 
 from kimina_data.schema import column
 
+__all__ = [
+    "BuildReport",
+    "CheckStats",
+    "DecontaminationStats",
+    "Histogram",
+    "StepStats",
+    "count_by_source",
+    "plot_win_rates",
+    "win_rates_figure",
+]
+
 if TYPE_CHECKING:
     import datasets
     from matplotlib.figure import Figure

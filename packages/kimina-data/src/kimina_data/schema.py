@@ -9,6 +9,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+__all__ = [
+    "COLUMNS",
+    "Rejection",
+    "canonical_features",
+    "canonical_table",
+    "column",
+    "count_reasons",
+    "problem_label",
+    "write_rejections",
+]
+
 if TYPE_CHECKING:
     import datasets
 
@@ -57,6 +68,11 @@ def canonical_table(rows: list[dict[str, Any]]) -> datasets.Dataset:
     if not rows:
         return datasets.Dataset.from_dict({name: [] for name in COLUMNS}, features=canonical_features())
     return datasets.Dataset.from_list(rows, features=canonical_features())
+
+
+def problem_label(data_source: str, uid: str) -> str:
+    """How a problem is named in reports and matched across tables: `data_source:uid`."""
+    return f"{data_source}:{uid}"
 
 
 def column(table: datasets.Dataset, name: str) -> list[Any]:

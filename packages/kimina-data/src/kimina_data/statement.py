@@ -12,6 +12,17 @@ from dataclasses import dataclass
 
 from kimina_format.lean_statement import statement_fingerprint
 
+__all__ = [
+    "DEFAULT_HEADER",
+    "MAX_STATEMENT_CHARS",
+    "Statement",
+    "StatementError",
+    "blank_comments",
+    "clean_text",
+    "parse_statement",
+    "statement_key",
+]
+
 MAX_STATEMENT_CHARS = 20_000
 """Longer statements are rejected (`too_long`): real ones are a few hundred characters, and a prompt that size is
 either broken data or an attack on the prompt length."""

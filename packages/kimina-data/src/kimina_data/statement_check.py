@@ -13,9 +13,13 @@ from collections import Counter
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
+from kimina_verify.errors import VerifierUnavailable
+
 from kimina_data.report import CheckStats
 from kimina_data.schema import Rejection, column
 from kimina_data.variants.step import ProgressHook
+
+__all__ = ["StatementCheck", "check_statements", "sorry_snippet", "statement_check_from_url"]
 
 if TYPE_CHECKING:
     import datasets
@@ -76,8 +80,8 @@ def check_statements(
     return table.select(keep, keep_in_memory=True), rejections, stats
 
 
-class VerificationServerError(RuntimeError):
-    """The configured verification server cannot be reached; the message names it."""
+VerificationServerError = VerifierUnavailable
+"""Deprecated alias of `kimina_verify.VerifierUnavailable` (the same class), kept for kimina-data 0.3 callers."""
 
 
 def statement_check_from_url(
@@ -91,7 +95,7 @@ def statement_check_from_url(
     as `integrity`), and its de-duplication and retries (`retries` times, infrastructure failures only) too.
 
     Raises:
-        VerificationServerError: When the check runs and the server does not answer `/health`.
+        VerifierUnavailable: When the check runs and the server does not answer `/health`.
     """
     url = url or os.environ.get("LEAN_SERVER_API_URL")
     if not url:
@@ -112,7 +116,7 @@ async def _check(url: str, api_key: str | None, snippets: list[str], timeout: fl
         try:
             await verifier.health()
         except httpx.HTTPError as e:
-            raise VerificationServerError(
+            raise VerifierUnavailable(
                 f"verification server {url} does not answer ({e}); start it, or build without verify_url to skip "
                 "the statement check"
             ) from e

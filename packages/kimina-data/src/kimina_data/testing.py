@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
+__all__ = ["FakeGeminiClient", "FakeResponse", "synthetic_answer", "synthetic_numina_rows"]
+
 _STATEMENT = re.compile(r"# Formal statement\n```lean4\n(.*?)\n```", re.DOTALL)
 _COUNT = re.compile(r"Write (\d+) new problem")
 

@@ -8,6 +8,8 @@ from kimina_verify.environment import LeanEnvironment
 
 from kimina_eval.summary import RunSummary
 
+__all__ = ["comparison_warnings", "stand_in_warning", "verifier_lines"]
+
 
 def stand_in_warning(summaries: Sequence[RunSummary]) -> str | None:
     """A plain warning when any run was graded by the stand-in verifier (`lean-repl-sim`), else None."""

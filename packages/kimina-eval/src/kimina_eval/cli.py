@@ -1,7 +1,8 @@
 """``kimina-eval``: run an evaluation or a lemma search, render its report, or score a file of graded samples.
 
-Exit codes: 0 success; 1 bad input or a failed run (one-line message); 2 usage error; 3 verification server
-unreachable; 130 interrupted (rerun the same command to resume).
+Exit codes (the workspace's, `kimina_format.exit_codes`): 0 success; 1 a failed run (the engine failed); 2 bad usage
+or input (unreadable file, invalid setting, a resume with other settings, a missing extra), one line; 3 verification
+server unreachable; 130 interrupted (rerun the same command to resume).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Self
 
+from kimina_format.exit_codes import ExitCode
+from kimina_verify.errors import VerifierUnavailable
 from rich.console import Console
 from rich.logging import RichHandler
 from rich.markup import escape
@@ -27,14 +30,19 @@ from kimina_eval.dataset import SPLITS, DatasetError
 from kimina_eval.engines.base import ENGINES, Engine, EngineError, SamplingParams, check_model, make_engine
 from kimina_eval.metrics import default_ks
 from kimina_eval.report import render_markdown, write_report
-from kimina_eval.runner import RunOptions, RunProgress, VerificationUnavailable, run_eval
+from kimina_eval.runner import RunOptions, RunProgress, run_eval
 from kimina_eval.scoring import Scores, score_rows
 from kimina_eval.search import SearchConfig, SearchOptions, SearchProgress, run_search
 from kimina_eval.search.ttrl import TTRLSetup, load_hook
 from kimina_eval.store import read_jsonl
 from kimina_eval.summary import summarize
 
-EXIT_ERROR, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INTERRUPTED = 1, 2, 3, 130
+EXIT_ERROR, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INTERRUPTED = (
+    ExitCode.FAILED,
+    ExitCode.USAGE,
+    ExitCode.UNAVAILABLE,
+    ExitCode.INTERRUPTED,
+)
 
 console = Console(stderr=True, soft_wrap=True)  # one error, one line, whatever the width
 logger = logging.getLogger("kimina_eval")
@@ -43,7 +51,7 @@ logger = logging.getLogger("kimina_eval")
 class CliError(Exception):
     """A problem to report in one line, with its exit code."""
 
-    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
         super().__init__(message)
         self.code = code
 
@@ -208,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         console.print("interrupted: rerun the same command to resume")
         return EXIT_INTERRUPTED
-    return 0
+    return ExitCode.OK
 
 
 def _lean_url(args: argparse.Namespace) -> str:
@@ -218,7 +226,7 @@ def _lean_url(args: argparse.Namespace) -> str:
     return str(args.lean_url or os.environ.get("LEAN_SERVER_API_URL") or DEFAULT_URL)
 
 
-def _no_server(error: VerificationUnavailable) -> CliError:
+def _no_server(error: VerifierUnavailable) -> CliError:
     hint = "start one (kimina-verify serve ...; see its README), or point --lean-url / $LEAN_SERVER_API_URL at it"
     return CliError(f"{error}; {hint}", EXIT_NO_SERVER)
 
@@ -262,9 +270,11 @@ def _run(args: argparse.Namespace) -> None:
                 timeout=args.lean_timeout,
                 cache=args.verdict_cache,
             )
-    except VerificationUnavailable as error:
+    except VerifierUnavailable as error:
         raise _no_server(error) from None
-    except (ConfigError, DatasetError, EngineError, ValueError, OSError, ImportError) as error:
+    except EngineError as error:
+        raise CliError(str(error), EXIT_ERROR) from None
+    except (ConfigError, DatasetError, ValueError, OSError, ImportError) as error:
         raise CliError(str(error)) from None
     if final.infra:
         console.print(
@@ -326,9 +336,11 @@ def _search(args: argparse.Namespace) -> None:
                 timeout=args.lean_timeout,
                 cache=args.verdict_cache,
             )
-    except VerificationUnavailable as error:
+    except VerifierUnavailable as error:
         raise _no_server(error) from None
-    except (ConfigError, DatasetError, EngineError, ValueError, OSError, ImportError) as error:
+    except EngineError as error:
+        raise CliError(str(error), EXIT_ERROR) from None
+    except (ConfigError, DatasetError, ValueError, OSError, ImportError) as error:
         raise CliError(str(error)) from None
     if final.infra:
         console.print(f"[yellow]{final.infra} problems stopped on verification failures: rerun to resume them")

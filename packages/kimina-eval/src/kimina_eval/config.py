@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kimina_data.config import ConfigError as ConfigError  # re-exported: one error class for configurations
 from kimina_format.prompts import PROMPT_TEMPLATES
 
 from kimina_eval.engines.base import SamplingParams
@@ -20,8 +21,8 @@ SAMPLES_FILE = "samples.jsonl"
 _IDENTITY = ("model", "engine", "dataset", "split", "template", "rectified", "sampling")
 
 
-class ConfigError(ValueError):
-    """The run directory holds a different run, or its ``run.json`` cannot be read."""
+# One configuration error for the workspace (kimina-data owns it): a run directory holding a different run, a
+# ``run.json`` that cannot be read and a setting out of range all raise it.
 
 
 @dataclass(frozen=True)

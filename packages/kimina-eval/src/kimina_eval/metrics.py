@@ -13,6 +13,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+__all__ = ["Estimate", "best_at_k", "bootstrap_mean", "default_ks", "pass_at_k"]
+
 
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Unbiased pass@k for one problem: the chance that ``k`` of its ``n`` samples hold a correct one.

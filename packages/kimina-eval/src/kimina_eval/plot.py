@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from kimina_eval.summary import RunSummary
 
+__all__ = ["pass_at_k_figure", "plot_pass_at_k"]
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 

@@ -15,6 +15,8 @@ from kimina_eval.search.report import SEARCH_METHOD as _SEARCH_METHOD
 from kimina_eval.search.report import search_section
 from kimina_eval.summary import RunSummary
 
+__all__ = ["FIGURE_FILE", "REPORT_FILE", "ReportFiles", "SUMMARY_FILE", "caveats", "render_markdown", "write_report"]
+
 REPORT_FILE = "report.md"
 SUMMARY_FILE = "summary.json"
 FIGURE_FILE = "pass_at_k.png"

@@ -35,6 +35,7 @@ from kimina_verify.attempts import (
     verify_retrying,
 )
 from kimina_verify.environment import LeanEnvironment
+from kimina_verify.errors import VerifierUnavailable
 
 from kimina_eval.config import RunConfig
 from kimina_eval.dataset import Problem, load_problems
@@ -46,8 +47,8 @@ from kimina_eval.store import NO_PROOF, SampleRecord, SampleWriter, latest, load
 logger = logging.getLogger(__name__)
 
 
-class VerificationUnavailable(RuntimeError):
-    """The verification server cannot be reached, so no attempt can be graded."""
+VerificationUnavailable = VerifierUnavailable
+"""Deprecated alias of `kimina_verify.VerifierUnavailable` (the same class), kept for kimina-eval 0.5 callers."""
 
 
 @dataclass(frozen=True)

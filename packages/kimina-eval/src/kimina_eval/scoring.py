@@ -13,6 +13,8 @@ from typing import Any
 
 from kimina_eval.metrics import Estimate, best_at_k, bootstrap_mean, pass_at_k
 
+__all__ = ["ProblemOutcome", "Scores", "outcomes_from_rows", "score", "score_rows"]
+
 
 @dataclass(frozen=True)
 class ProblemOutcome:

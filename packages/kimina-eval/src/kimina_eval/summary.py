@@ -21,6 +21,8 @@ from kimina_eval.scoring import ProblemOutcome, Scores, outcomes_from_rows, scor
 from kimina_eval.search.trace import SearchSummary, summarize_search
 from kimina_eval.store import SampleRecord, latest, load_records
 
+__all__ = ["RunSummary", "summarize"]
+
 logger = logging.getLogger(__name__)
 
 

@@ -1,7 +1,8 @@
 """`kimina-format check FILE.jsonl`: a format verdict per row, then pass rate and violation counts.
 
-Exit codes: 0 when every row was read and checked (whatever the verdicts), 1 when the input could not be read in
-full (missing file, invalid JSON, a row without the field, no rows at all), 2 for a command-line usage error.
+Exit codes (the workspace's, `kimina_format.exit_codes`): 0 when every row was read and checked (whatever the
+verdicts: `check` reports, it does not gate), 2 for bad input (missing file, invalid JSON, a row without the field, no
+rows at all) or a command-line usage error.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import IO, Any
 
 from kimina_format import __version__
 from kimina_format.check import FormatVerdict, check_format
+from kimina_format.exit_codes import ExitCode, fail
 from kimina_format.violations import ViolationCode
 
 
@@ -29,11 +31,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _check(args.file, args.field, args.statement_field, as_json=args.json)
     except InputError as error:
-        sys.stderr.write(f"kimina-format: error: {error}\n")
-        return 1
+        return fail("kimina-format", str(error), ExitCode.USAGE)
     except BrokenPipeError:  # `kimina-format check f.jsonl | head`: the reader left, nothing to report
         sys.stderr.close()
-        return 0
+        return ExitCode.OK
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
         "check",
         help="check every row of a JSONL file",
         description="Print a format verdict per row of FILE (JSON Lines), then the pass rate and how often each "
-        "rule was broken. Exit code 0 when the whole file was read, 1 when it could not be.",
+        "rule was broken. Exit code 0 when the whole file was read, 2 when it could not be.",
         epilog="example: kimina-format check completions.jsonl --statement-field formal_statement --json > v.jsonl",
     )
     check.add_argument("file", metavar="FILE", help="JSON Lines file, one object per line ('-' reads stdin)")
@@ -89,7 +90,7 @@ def _check(file: str, field: str, statement_field: str | None, *, as_json: bool)
     if not verdicts:
         raise InputError(f"{file}: no rows to check (the file is empty)")
     _print_summary(summary_out, verdicts)
-    return 0
+    return ExitCode.OK
 
 
 def _rows(file: str) -> Iterator[tuple[int, dict[str, Any]]]:

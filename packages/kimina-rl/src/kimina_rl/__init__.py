@@ -2,16 +2,17 @@
 
 The same reward in TRL's contract is `LeanReward` (`kimina_rl.trl_reward`), for `trl.GRPOTrainer`.
 
-`import kimina_rl` stays light: verl, kimina-format and kimina-verify are imported when first used. The agent loop
+`import kimina_rl` stays light: verl and the verification client are imported when first used. The agent loop
 (`kimina_rl.agent_loop`) is imported by verl's workers from `config/agent_loops.yaml`, not from here.
 """
 
 from importlib.metadata import version as _version
+from typing import Any
 
 from kimina_rl.history import Outcome, WinRate, WinRateHistory, merge_win_rates, write_win_rates
 from kimina_rl.reward import compute_score
-from kimina_rl.scoring import REWARD_KEYS, Attempt, Problem, reward_info
-from kimina_rl.service import Scorer, VerifierUnavailableError, scorer_for
+from kimina_rl.scoring import REWARD_KEYS, Attempt, RewardProblem, reward_info
+from kimina_rl.service import Scorer, scorer_for
 from kimina_rl.settings import FixSettings, Settings, VerifierSettings
 from kimina_rl.trainer_config import (
     BASE_CONFIG_NAME,
@@ -25,6 +26,24 @@ from kimina_rl.trl_reward import LeanReward
 
 __version__ = _version("kimina-rl")
 
+# Renamed in 0.4 (one name per concept across the workspace); the old names warn and still work.
+_DEPRECATED = {
+    "Problem": ("kimina_rl.scoring", "RewardProblem"),
+    "VerifierUnavailableError": ("kimina_verify.errors", "VerifierUnavailable"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        import importlib
+        import warnings
+
+        module, new = _DEPRECATED[name]
+        warnings.warn(f"kimina_rl.{name} is deprecated: use {module}.{new}", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(module), new)
+    raise AttributeError(f"module 'kimina_rl' has no attribute {name!r}")
+
+
 __all__ = [
     "BASE_CONFIG_NAME",
     "REWARD_KEYS",
@@ -32,11 +51,10 @@ __all__ = [
     "FixSettings",
     "LeanReward",
     "Outcome",
-    "Problem",
+    "RewardProblem",
     "Scorer",
     "Settings",
     "VerifierSettings",
-    "VerifierUnavailableError",
     "WinRate",
     "WinRateHistory",
     "__version__",

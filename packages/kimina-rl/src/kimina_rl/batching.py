@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 
+__all__ = ["MicroBatcher"]
+
 
 class MicroBatcher[T, R]:
     """Collects items submitted concurrently and hands them to `process` in batches.

@@ -7,12 +7,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from kimina_format.exit_codes import ExitCode
 from rich.console import Console
 from rich.table import Table
 
 from kimina_rl.history import WinRate, WinRateHistory, merge_win_rates, write_win_rates
 
-EXIT_OK, EXIT_USAGE = 0, 2
+__all__ = ["EMPTY_HISTORY", "build_parser", "main"]
+
+EXIT_OK, EXIT_USAGE = ExitCode.OK, ExitCode.USAGE  # the workspace convention (kimina_format.exit_codes)
 
 EMPTY_HISTORY = (
     "no outcome recorded. The history keeps training rollouts only: rows marked as evaluation data "

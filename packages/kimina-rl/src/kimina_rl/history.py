@@ -12,6 +12,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+__all__ = ["Outcome", "WinRate", "WinRateHistory", "merge_win_rates", "write_win_rates"]
+
 _SCHEMA_VERSION = "1"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS problems (

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kimina_rl.scoring import Problem, reward_info, sealed_reward, unencodable_attempt
+from kimina_rl.scoring import RewardProblem, reward_info, sealed_reward, unencodable_attempt
 from kimina_rl.service import scorer_for
 from kimina_rl.settings import Settings
+
+__all__ = ["compute_score"]
 
 _SETTINGS_KEYS = ("verifier", "fix", "format", "history")
 # Keyword arguments verl itself may add (reward-model routing); they are not ours to read.
@@ -43,7 +45,7 @@ async def compute_score(
         `verdict`, `check_time_s`, `cache_hit`; the same keys for every sample.
 
     Raises:
-        kimina_rl.service.VerifierUnavailableError: The verification server failed for the whole retry budget.
+        kimina_verify.VerifierUnavailable: The verification server failed for the whole retry budget.
         ValueError: The row has no formal statement, or the settings have an unknown key.
 
     Example:
@@ -56,7 +58,7 @@ async def compute_score(
     if unknown:
         raise ValueError(f"unknown reward_kwargs {sorted(unknown)}; expected the kimina_rl section {_SETTINGS_KEYS}")
     settings = Settings.from_mapping({key: kwargs[key] for key in _SETTINGS_KEYS if key in kwargs})
-    problem = Problem.from_row(data_source, ground_truth, extra_info)
+    problem = RewardProblem.from_row(data_source, ground_truth, extra_info)
     scorer = scorer_for(settings)
     attempt = unencodable_attempt(solution_str, settings) or await scorer.attempt(solution_str, problem)
     await scorer.record(problem, attempt.solved)

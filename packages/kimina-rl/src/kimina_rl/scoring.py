@@ -1,4 +1,4 @@
-"""What a dataset row asks for (`Problem`), one checked answer (`Attempt`), and the reward dict verl receives."""
+"""What a dataset row asks for (`RewardProblem`), one checked answer (`Attempt`), and the reward dict verl receives."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+__all__ = ["Attempt", "NO_CODE", "REWARD_KEYS", "RewardProblem", "reward_info", "unencodable_attempt"]
 
 if TYPE_CHECKING:
     from kimina_format import FormatVerdict
@@ -42,7 +44,7 @@ _ID_KEYS = ("uid", "uuid", "statement_id", "name")
 
 
 @dataclass(frozen=True)
-class Problem:
+class RewardProblem:
     """The theorem a verl row asks for, as the reward needs it.
 
     Attributes:
@@ -61,7 +63,7 @@ class Problem:
     training: bool = True
 
     @classmethod
-    def from_row(cls, data_source: str, ground_truth: Any, extra_info: Mapping[str, Any] | None) -> Problem:
+    def from_row(cls, data_source: str, ground_truth: Any, extra_info: Mapping[str, Any] | None) -> RewardProblem:
         """Read a row as kimina-data writes it (`extra_info.header` + `extra_info.formal_statement`).
 
         Upstream-style rows (the full statement in `extra_info.formal_statement`) and rows that carry the statement
@@ -91,6 +93,10 @@ class Problem:
             informal_problem=str(informal) if informal else None,
             training=split not in _VALIDATION_SPLITS,
         )
+
+
+Problem = RewardProblem
+"""Deprecated alias of `RewardProblem` (kimina-rl 0.3); kimina-eval's `Problem` is a miniF2F problem."""
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,14 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from kimina_verify.errors import VerifierUnavailable
+
 from kimina_rl.batching import MicroBatcher
 from kimina_rl.history import Outcome, WinRateHistory
-from kimina_rl.scoring import Attempt, Problem
+from kimina_rl.scoring import Attempt, RewardProblem
 from kimina_rl.settings import Settings
+
+__all__ = ["Scorer", "scorer_for"]
 
 if TYPE_CHECKING:
     from kimina_verify import Verdict, Verifier, VerifyItem
@@ -26,8 +30,8 @@ _MAX_BACKOFF_S = 30.0
 _WARN_EVERY_S = 10.0  # during an outage every waiting sample retries; one warning per interval is enough
 
 
-class VerifierUnavailableError(RuntimeError):
-    """The verification server kept failing for the whole retry budget: stop rather than learn from no signal."""
+VerifierUnavailableError = VerifierUnavailable
+"""Deprecated alias of `kimina_verify.VerifierUnavailable` (the same class), kept for kimina-rl 0.3 callers."""
 
 
 class Scorer:
@@ -36,7 +40,7 @@ class Scorer:
     All concurrent calls in the process share one `kimina_verify.Verifier` (one HTTP pool, bounded concurrency)
     through a micro-batcher, so a burst of per-sample reward calls becomes a few batched requests. An `infra` verdict
     (server down, 5xx, REPL crash) is retried with growing delays for `settings.verifier.infra_retry_s`; after that
-    `VerifierUnavailableError` is raised. It is never scored 0.
+    `kimina_verify.VerifierUnavailable` is raised. It is never scored 0.
 
     Args:
         settings: The `kimina_rl` settings.
@@ -66,7 +70,7 @@ class Scorer:
         """How many batched verification calls went out (for tests and benchmarks)."""
         return self._verify_batcher.batches_sent
 
-    async def attempt(self, text: str, problem: Problem, *, tokens: int | None = None) -> Attempt:
+    async def attempt(self, text: str, problem: RewardProblem, *, tokens: int | None = None) -> Attempt:
         """Check one answer: the format rules, then Lean when there is a final code block.
 
         Args:
@@ -75,7 +79,7 @@ class Scorer:
             tokens: The answer's exact token count, for the length penalty; estimated from characters when None.
 
         Raises:
-            VerifierUnavailableError: The server failed for the whole retry budget.
+            kimina_verify.VerifierUnavailable: The server failed for the whole retry budget.
         """
         from kimina_format import check_format
         from kimina_verify import VerifyItem
@@ -109,7 +113,7 @@ class Scorer:
                     return verdict
                 problem = verdict.detail or "infrastructure failure"
             if time.monotonic() + delay > deadline:
-                raise VerifierUnavailableError(
+                raise VerifierUnavailable(
                     f"verification server {self._verifier.url} kept failing for {time.monotonic() - started:.0f} s "
                     f"(retry budget kimina_rl.verifier.infra_retry_s={budget:g}); last error: {problem}"
                 )
@@ -120,7 +124,7 @@ class Scorer:
             # Jitter spreads the retries of many waiting samples so a recovering server is not hit all at once.
             delay = min(delay * 2, _MAX_BACKOFF_S) * random.uniform(0.75, 1.0)
 
-    async def record(self, problem: Problem, solved: bool) -> None:
+    async def record(self, problem: RewardProblem, solved: bool) -> None:
         """Add one training outcome to the win-rate history; returns once it is on disk (no-op without history)."""
         if self._history_batcher is None or not problem.training:
             return

@@ -13,9 +13,13 @@ import concurrent.futures
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, Literal
 
-from kimina_rl.scoring import Problem
-from kimina_rl.service import Scorer, VerifierUnavailableError
+from kimina_verify.errors import VerifierUnavailable
+
+from kimina_rl.scoring import RewardProblem
+from kimina_rl.service import Scorer
 from kimina_rl.settings import Settings
+
+__all__ = ["LeanReward", "OnInfra"]
 
 OnInfra = Literal["raise", "none"]
 
@@ -34,7 +38,7 @@ class LeanReward:
 
     Infrastructure failures (server down, HTTP 5xx, REPL crash) are never scored 0. They are retried for
     `settings.verifier.infra_retry_s` seconds (600 by default); then, with `on_infra="raise"` (the default), the call
-    raises `VerifierUnavailableError` and training stops, as with verl. With `on_infra="none"` such completions get
+    raises `kimina_verify.VerifierUnavailable` and training stops, as with verl. With `on_infra="none"` such completions get
     None: TRL turns it into NaN and warns when every reward function returned None for a row, but then adds the
     rewards up with `nansum`, so a row whose only reward is None counts as 0 in its group's advantage, and one with
     other reward functions gets theirs alone. Use it only with that in mind.
@@ -72,7 +76,7 @@ class LeanReward:
 
         Raises:
             ValueError: A row names no formal statement, or a column's length differs from the batch's.
-            kimina_rl.service.VerifierUnavailableError: With `on_infra="raise"`, when the server failed for the
+            kimina_verify.VerifierUnavailable: With `on_infra="raise"`, when the server failed for the
                 whole retry budget.
         """
         for key, values in columns.items():
@@ -84,7 +88,9 @@ class LeanReward:
         tokens = [len(row) for row in ids] if ids is not None and len(ids) == len(completions) else None
         return _run_sync(self._score(texts, problems, tokens))
 
-    async def _score(self, texts: list[str], problems: list[Problem], tokens: list[int] | None) -> list[float | None]:
+    async def _score(
+        self, texts: list[str], problems: list[RewardProblem], tokens: list[int] | None
+    ) -> list[float | None]:
         scorer = Scorer(self.settings)
         try:
             results = await asyncio.gather(
@@ -101,10 +107,10 @@ class LeanReward:
                 raise result
         return [result for result in results if not isinstance(result, BaseException)]
 
-    async def _one(self, scorer: Scorer, text: str, problem: Problem, tokens: int | None) -> float | None:
+    async def _one(self, scorer: Scorer, text: str, problem: RewardProblem, tokens: int | None) -> float | None:
         try:
             attempt = await scorer.attempt(text, problem, tokens=tokens)
-        except VerifierUnavailableError:
+        except VerifierUnavailable:
             if self.on_infra == "raise":
                 raise
             return None
@@ -124,7 +130,7 @@ def _text(completion: Any) -> str:
     raise ValueError(f"a completion must be a string or a list of chat messages, got {type(completion).__name__}")
 
 
-def _problem(i: int, columns: Mapping[str, Any]) -> Problem:
+def _problem(i: int, columns: Mapping[str, Any]) -> RewardProblem:
     """Row `i`'s problem, from kimina-data's verl columns or from flat columns."""
     extra = dict(columns["extra_info"][i] or {}) if "extra_info" in columns else {}
     for key in _FLAT_COLUMNS:
@@ -133,7 +139,7 @@ def _problem(i: int, columns: Mapping[str, Any]) -> Problem:
     reward_model = columns["reward_model"][i] if "reward_model" in columns else None
     truth = reward_model.get("ground_truth") if isinstance(reward_model, Mapping) else None
     source = columns["data_source"][i] if "data_source" in columns else ""
-    return Problem.from_row(str(source or ""), truth, extra)
+    return RewardProblem.from_row(str(source or ""), truth, extra)
 
 
 def _run_sync[T](coroutine: Coroutine[Any, Any, T]) -> T:

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from kimina_verify.assembly import CheckCode, build_check_code
 from kimina_verify.code import Declaration, LeanCode, normalize_imports
+from kimina_verify.errors import VerifierUnavailable
 from kimina_verify.feedback import render_feedback
 from kimina_verify.header import check_header, statement_header
-from kimina_verify.integrity import IntegrityPolicy, Violation, check_integrity
+from kimina_verify.integrity import IntegrityPolicy, IntegrityViolation, check_integrity
 from kimina_verify.result import ServerResult
 from kimina_verify.verdict import LeanMessage, Verdict, VerdictKind, verdict_from_result
 
@@ -31,11 +32,21 @@ _LAZY = {
 }
 
 
+# Renamed in 0.5 (one name per concept across the workspace); the old names warn and still work.
+_DEPRECATED = {"Violation": "IntegrityViolation"}
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 
         return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _DEPRECATED:
+        import warnings
+
+        new = _DEPRECATED[name]
+        warnings.warn(f"kimina_verify.{name} is deprecated: use kimina_verify.{new}", DeprecationWarning, stacklevel=2)
+        return globals()[new]
     raise AttributeError(f"module 'kimina_verify' has no attribute {name!r}")
 
 
@@ -43,6 +54,7 @@ __all__ = [
     "CheckCode",
     "Declaration",
     "IntegrityPolicy",
+    "IntegrityViolation",
     "LeanCode",
     "LeanMessage",
     "ServerResult",
@@ -50,8 +62,8 @@ __all__ = [
     "VerdictCache",
     "VerdictKind",
     "Verifier",
+    "VerifierUnavailable",
     "VerifyItem",
-    "Violation",
     "__version__",
     "build_check_code",
     "check_header",

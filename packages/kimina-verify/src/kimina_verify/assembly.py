@@ -16,6 +16,8 @@ from kimina_verify.axioms import print_axioms_command
 from kimina_verify.code import THEOREM_KEYWORDS, LeanCode, normalize_imports
 from kimina_verify.lean_checks import ChecksRequest
 
+__all__ = ["CheckCode", "build_check_code"]
+
 
 @dataclass(frozen=True)
 class CheckCode:

@@ -14,6 +14,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = [
+    "AXIOM_CHECK",
+    "AttackClass",
+    "CHEAT",
+    "CLASSES",
+    "Case",
+    "FORGERY",
+    "HEADER",
+    "HEADERS",
+    "LEXER",
+    "PROOF",
+    "SCOPES",
+    "SIGNATURE",
+    "STATEMENT",
+    "TARGETS",
+    "TEXT",
+    "attacks",
+    "lookalikes",
+]
+
 HEADER = (
     "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nopen BigOperators Real Nat Topology Rat\n\n"
 )

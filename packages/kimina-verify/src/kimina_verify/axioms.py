@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+__all__ = ["lean_name", "parse_axioms", "print_axioms_command"]
+
 _DEPENDS = re.compile(r"^'(?P<name>.+?)' depends on axioms: \[(?P<axioms>.*)\]\s*$", re.DOTALL)
 _NONE = re.compile(r"^'(?P<name>.+?)' does not depend on any axioms\s*$", re.DOTALL)
 

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from kimina_verify.result import ServerResult
 
+__all__ = ["SCHEMA_VERSION", "VerdictCache", "cache_key"]
+
 logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1

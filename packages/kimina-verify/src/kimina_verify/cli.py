@@ -15,12 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kimina_format.exit_codes import ExitCode
 from rich.console import Console
 from rich.markup import escape
 
 from kimina_verify.integrity import DEFAULT_ALLOWED_OPTIONS, IntegrityPolicy, check_integrity
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
+__all__ = ["InputError", "Row", "build_parser", "main"]
+
+# The shared convention (kimina_format.exit_codes); kept as names because tests and scripts import them.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INFRA = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE, ExitCode.UNAVAILABLE
 
 stderr = Console(stderr=True, soft_wrap=True)
 
@@ -38,7 +42,7 @@ class Row:
     formal_statement: str | None
 
 
-def read_rows(path: Path, *, id_field: str = "id", code_field: str = "code") -> list[Row]:
+def _read_rows(path: Path, *, id_field: str = "id", code_field: str = "code") -> list[Row]:
     """Read a JSONL file of rows with an id, Lean code and an optional `formal_statement`.
 
     Raises:
@@ -86,9 +90,9 @@ def _emit(obj: dict[str, Any]) -> None:
     sys.stdout.write(line + "\n")
 
 
-def run_lint(args: argparse.Namespace) -> int:
+def _run_lint(args: argparse.Namespace) -> int:
     """Apply the static integrity rules to every row; one JSON object per row on stdout, a summary on stderr."""
-    rows = read_rows(args.file, id_field=args.id_field, code_field=args.code_field)
+    rows = _read_rows(args.file, id_field=args.id_field, code_field=args.code_field)
     policy = _policy(args)
     counts: Counter[str] = Counter()
     failed = 0
@@ -104,14 +108,14 @@ def run_lint(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def run_check(args: argparse.Namespace) -> int:
+def _run_check(args: argparse.Namespace) -> int:
     """Verify every row through a server; one verdict per row on stdout, a summary on stderr."""
     from rich.progress import Progress
 
     from kimina_verify.client import Verifier, VerifyItem
     from kimina_verify.environment import LeanEnvironment
 
-    rows = read_rows(args.file, id_field=args.id_field, code_field=args.code_field)
+    rows = _read_rows(args.file, id_field=args.id_field, code_field=args.code_field)
     items = [VerifyItem(row.code, row.formal_statement) for row in rows]
     environment: LeanEnvironment | None = None
 
@@ -214,22 +218,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _serve(argv[1:])
     args = build_parser().parse_args(argv)
     try:
-        return run_lint(args) if args.command == "lint" else run_check(args)
+        return _run_lint(args) if args.command == "lint" else _run_check(args)
     except InputError as exc:
         stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         return EXIT_USAGE
     except KeyboardInterrupt:
         stderr.print("interrupted")
-        return 130
+        return ExitCode.INTERRUPTED
 
 
 def _serve(argv: list[str]) -> int:
     """Run `serve`, whose arguments and behaviour belong to `kimina_verify.server.cli`."""
-    try:
-        from kimina_verify.server import cli as server_cli
-    except ImportError as exc:
-        stderr.print(f"[red]error:[/red] the server is not available in this installation ({exc})", highlight=False)
-        return EXIT_USAGE
+    from kimina_verify.server import cli as server_cli
+
     parser = argparse.ArgumentParser(prog="kimina-verify serve", description="Run the verification server.")
     server_cli.add_arguments(parser)
     return int(server_cli.run(parser.parse_args(argv)))

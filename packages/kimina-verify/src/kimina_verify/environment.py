@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = ["LeanEnvironment", "STAND_IN", "is_stand_in"]
+
 STAND_IN = "lean-repl-sim"
 """The name the stand-in REPL reports itself by: `lean_env` starts with `lean-repl-sim/`."""
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from kimina_verify.verdict import SORRY_WARNING, LeanMessage, Verdict, VerdictKind
 
+__all__ = ["TRUNCATION_MARKER", "render_feedback"]
+
 TRUNCATION_MARKER = "\n[... feedback truncated ...]"
 
 

@@ -12,7 +12,7 @@ from kimina_format.lean_lexer import Token
 from kimina_format.lean_statement import LeanText
 
 from kimina_verify.hygiene import text_violation
-from kimina_verify.policy import IntegrityPolicy, Violation
+from kimina_verify.policy import IntegrityPolicy, IntegrityViolation
 from kimina_verify.token_rules import is_meta_name
 
 _LEXER_CODES = {"ambiguous": "lexer_ambiguous", "unterminated": "unterminated"}
@@ -29,7 +29,7 @@ def statement_header(formal_statement: str) -> str:
     return formal_statement[: declarations[0].command_start] if declarations else formal_statement
 
 
-def check_header(text: str, policy: IntegrityPolicy | None = None) -> list[Violation]:
+def check_header(text: str, policy: IntegrityPolicy | None = None) -> list[IntegrityViolation]:
     r"""Check a header before it reaches a REPL: every command must be an allowed `import`, `open` or `set_option`.
 
     Args:
@@ -51,10 +51,10 @@ def check_header(text: str, policy: IntegrityPolicy | None = None) -> list[Viola
     if bad_text is not None:
         return [bad_text]
     lean = LeanText.of(text)
-    found: list[tuple[int, Violation]] = []
+    found: list[tuple[int, IntegrityViolation]] = []
 
     def add(offset: int, code: str, message: str) -> None:
-        found.append((offset, Violation(code, message, text.count("\n", 0, offset) + 1)))
+        found.append((offset, IntegrityViolation(code, message, text.count("\n", 0, offset) + 1)))
 
     for lexed_problem in lean.lexed.problems:
         add(lexed_problem.offset, _LEXER_CODES[lexed_problem.kind], lexed_problem.message)

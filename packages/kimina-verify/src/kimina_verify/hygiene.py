@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import re
 
-from kimina_verify.policy import Violation
+from kimina_verify.policy import IntegrityViolation
 
 # Lone surrogates (a Python str may hold them; UTF-8 cannot), NUL and the C0 controls other than tab, LF and CR.
 _BAD = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def text_violation(text: str, what: str = "the code") -> Violation | None:
+def text_violation(text: str, what: str = "the code") -> IntegrityViolation | None:
     r"""A `text_encoding` violation for the first character of `text` Lean cannot be sent, or None.
 
     Example:
@@ -28,7 +28,9 @@ def text_violation(text: str, what: str = "the code") -> Violation | None:
     char = m.group()
     kind = "a lone surrogate" if "\ud800" <= char <= "\udfff" else "a control character"
     line = text.count("\n", 0, m.start()) + 1
-    return Violation("text_encoding", f"{what} holds {kind} (U+{ord(char):04X}) that cannot be sent to Lean", line)
+    return IntegrityViolation(
+        "text_encoding", f"{what} holds {kind} (U+{ord(char):04X}) that cannot be sent to Lean", line
+    )
 
 
 def safe_text(text: str) -> str:

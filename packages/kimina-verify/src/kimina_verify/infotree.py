@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+__all__ = ["Position", "goals_before"]
+
 Position = tuple[int, int]
 
 

@@ -22,7 +22,7 @@ from kimina_verify.policy import (
     DEFAULT_ALLOWED_OPTIONS,
     NATIVE_AXIOMS,
     IntegrityPolicy,
-    Violation,
+    IntegrityViolation,
     violation,
 )
 from kimina_verify.scope_rules import meaning_violations, scope_violations
@@ -35,7 +35,7 @@ __all__ = [
     "NATIVE_AXIOMS",
     "SORRY_RULES",
     "IntegrityPolicy",
-    "Violation",
+    "IntegrityViolation",
     "check_integrity",
 ]
 
@@ -50,7 +50,7 @@ def check_integrity(
     policy: IntegrityPolicy | None = None,
     *,
     theorem: str | None = None,
-) -> list[Violation]:
+) -> list[IntegrityViolation]:
     r"""Check Lean code against every static integrity rule, without running Lean.
 
     Args:
@@ -77,7 +77,7 @@ def check_integrity(
         return [bad_text]
     size = len(lean.text.encode("utf-8"))
     if size > policy.max_code_bytes:
-        return [Violation("too_long", f"the code is {size} bytes, over the limit of {policy.max_code_bytes}")]
+        return [IntegrityViolation("too_long", f"the code is {size} bytes, over the limit of {policy.max_code_bytes}")]
     statement_problems = list(check_statement(formal_statement, policy)) if formal_statement is not None else []
     found = code_violations(lean, policy)
     target, statement_found = _statement_violations(lean, formal_statement, theorem)
@@ -100,7 +100,7 @@ def check_integrity(
     return statement_problems + [v for _, v in found]
 
 
-def code_violations(lean: LeanCode, policy: IntegrityPolicy) -> list[tuple[int, Violation]]:
+def code_violations(lean: LeanCode, policy: IntegrityPolicy) -> list[tuple[int, IntegrityViolation]]:
     """The rules that need no statement: the lexer's doubts, forbidden tokens, scopes; each with its offset."""
     found = [violation(lean.text, p.offset, _LEXER_CODES[p.kind], p.message) for p in lean.lexed.problems]
     found.extend(TokenScan(lean, policy).run())
@@ -109,7 +109,7 @@ def code_violations(lean: LeanCode, policy: IntegrityPolicy) -> list[tuple[int, 
 
 
 @functools.lru_cache(maxsize=1024)
-def check_statement(formal_statement: str, policy: IntegrityPolicy | None = None) -> tuple[Violation, ...]:
+def check_statement(formal_statement: str, policy: IntegrityPolicy | None = None) -> tuple[IntegrityViolation, ...]:
     """The violations of a formal statement itself: its header (`check_header`) and its code (`sorry` aside).
 
     A statement reaches a REPL too (the checks in Lean elaborate it), so it passes the same rules as code. The
@@ -126,14 +126,14 @@ def check_statement(formal_statement: str, policy: IntegrityPolicy | None = None
         in_header = offset < len(header) and v.code in ("lexer_ambiguous", "unterminated", "set_option")
         if v.code not in SORRY_RULES and not in_header:
             found.append(v)
-    return tuple(Violation(v.code, f"in the formal statement: {v.message}", v.line) for v in found)
+    return tuple(IntegrityViolation(v.code, f"in the formal statement: {v.message}", v.line) for v in found)
 
 
 def _statement_violations(
     lean: LeanCode, formal_statement: str | None, theorem: str | None
-) -> tuple[Declaration | None, list[tuple[int, Violation]]]:
+) -> tuple[Declaration | None, list[tuple[int, IntegrityViolation]]]:
     """Find the target theorem and compare it, and every other declaration of the statement, with the dataset's."""
     if formal_statement is None:
         return lean.target(theorem), []
     match = match_statement(lean.source, LeanCode.shared(formal_statement).source, theorem)
-    return match.target, [(p.offset, Violation(p.code, p.message, p.line)) for p in match.problems]
+    return match.target, [(p.offset, IntegrityViolation(p.code, p.message, p.line)) for p in match.problems]

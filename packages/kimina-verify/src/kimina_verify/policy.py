@@ -41,7 +41,7 @@ DEFAULT_ALLOWED_IMPORTS = ("Mathlib", "Aesop", "Batteries", "Std", "Init", "Lean
 
 
 @dataclass(frozen=True)
-class Violation:
+class IntegrityViolation:
     """One broken integrity rule.
 
     Attributes:
@@ -53,6 +53,10 @@ class Violation:
     code: str
     message: str
     line: int | None = None
+
+
+Violation = IntegrityViolation
+"""Deprecated alias of `IntegrityViolation` (kimina-verify 0.4); kimina-format's `Violation` is the format rule's."""
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = ["ServerResult"]
+
 
 @dataclass(frozen=True)
 class ServerResult:

@@ -21,6 +21,8 @@ from typing import Any
 
 from kimina_verify.server.settings import ServerSettings
 
+__all__ = ["ServerThread", "TEST_DEFAULTS", "sim_command", "sim_server", "sim_settings"]
+
 # Small, fast defaults for tests; any ServerSettings field can be overridden.
 TEST_DEFAULTS: dict[str, Any] = {
     "max_repls": 2,

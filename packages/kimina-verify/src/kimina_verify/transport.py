@@ -17,6 +17,8 @@ import httpx
 from kimina_verify.lean_checks import FIELD
 from kimina_verify.result import ServerResult
 
+__all__ = ["Protocol", "ServerRejectedError", "Transport"]
+
 logger = logging.getLogger(__name__)
 
 Protocol = Literal["auto", "v2", "v1"]

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from kimina_verify.assembly import CheckCode
 from kimina_verify.axioms import parse_axioms
 from kimina_verify.infotree import goals_before
-from kimina_verify.integrity import IntegrityPolicy, Violation
+from kimina_verify.integrity import IntegrityPolicy, IntegrityViolation
 from kimina_verify.lean_checks import OMITTED, TargetFacts, same_name
 from kimina_verify.result import ServerResult
 
@@ -88,7 +88,7 @@ class Verdict:
 
     kind: VerdictKind
     messages: tuple[LeanMessage, ...] = ()
-    violations: tuple[Violation, ...] = ()
+    violations: tuple[IntegrityViolation, ...] = ()
     time_s: float | None = None
     cached: bool = False
     detail: str = ""
@@ -111,7 +111,7 @@ class Verdict:
         return tuple(m for m in self.messages if m.severity == "error")
 
     @classmethod
-    def integrity(cls, violations: Sequence[Violation]) -> Verdict:
+    def integrity(cls, violations: Sequence[IntegrityViolation]) -> Verdict:
         """A verdict for code rejected by the static integrity rules."""
         first = violations[0]
         return cls(VerdictKind.INTEGRITY, violations=tuple(violations), detail=f"{first.code}: {first.message}")
@@ -142,7 +142,7 @@ class Verdict:
         return cls(
             kind=VerdictKind(data["kind"]),
             messages=tuple(LeanMessage(**m) for m in data.get("messages", ())),
-            violations=tuple(Violation(**v) for v in data.get("violations", ())),
+            violations=tuple(IntegrityViolation(**v) for v in data.get("violations", ())),
             time_s=data.get("time_s"),
             cached=bool(data.get("cached", False)),
             detail=str(data.get("detail", "")),
@@ -324,7 +324,7 @@ def verdict_from_result(
 
 
 def _integrity(verdict: Verdict, code: str, message: str) -> Verdict:
-    violation = Violation(code, message)
+    violation = IntegrityViolation(code, message)
     return replace(verdict, kind=VerdictKind.INTEGRITY, violations=(violation,), detail=f"{code}: {message}")
 
 
@@ -383,7 +383,7 @@ def _check_axioms(
     names = [target] if target is not None else [name for _, name in check.axioms_checks]
     for name in names:
         if name not in found:
-            violation = Violation("axioms_unchecked", f"Lean did not report the axioms of `{name}`")
+            violation = IntegrityViolation("axioms_unchecked", f"Lean did not report the axioms of `{name}`")
             return replace(verdict, kind=VerdictKind.INTEGRITY, violations=(violation,), detail=violation.message)
         all_axioms.extend(a for a in found[name] if a not in all_axioms)
     axioms = tuple(all_axioms)
@@ -391,7 +391,9 @@ def _check_axioms(
         return replace(verdict, kind=VerdictKind.SORRY, axioms=axioms, detail="the proof depends on sorryAx")
     extra = [a for a in axioms if a not in policy.accepted_axioms]
     if extra:
-        violation = Violation("axioms", f"the proof depends on axioms outside the accepted set: {', '.join(extra)}")
+        violation = IntegrityViolation(
+            "axioms", f"the proof depends on axioms outside the accepted set: {', '.join(extra)}"
+        )
         return replace(
             verdict, kind=VerdictKind.INTEGRITY, violations=(violation,), axioms=axioms, detail=violation.message
         )

@@ -9,6 +9,8 @@ from enum import StrEnum
 from rich.console import Console
 from rich.table import Table
 
+__all__ = ["CheckResult", "Status", "failed", "render"]
+
 
 class Status(StrEnum):
     """Outcome of one preflight check; only `FAIL` stops a launch."""

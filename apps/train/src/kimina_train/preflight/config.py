@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from kimina_train.preflight.checklist import CheckResult, Status
 
+__all__ = ["TypeProblem", "check_verl_config", "type_problems"]
+
 if TYPE_CHECKING:
     from omegaconf import DictConfig
 

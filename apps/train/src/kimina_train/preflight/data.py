@@ -10,6 +10,8 @@ from kimina_train.preflight.checklist import CheckResult, Status
 from kimina_train.recipe import Recipe
 from kimina_train.settings import DataSpec, MiniF2FSpec
 
+__all__ = ["check_data"]
+
 
 def _rows(path: Path) -> int:
     import pyarrow.parquet as pq

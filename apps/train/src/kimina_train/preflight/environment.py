@@ -9,6 +9,8 @@ from pathlib import Path
 
 from kimina_train.preflight.checklist import CheckResult, Status
 
+__all__ = ["VERL_VERSION", "VLLM_INSTALL", "VLLM_VERSION", "check_disk", "check_logging", "check_versions"]
+
 VERL_VERSION = "0.9.1"
 """The verl release kimina-rl's reward, agent loop and config are written against."""
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from kimina_train.preflight.checklist import CheckResult, Status
 from kimina_train.settings import HardwareSpec
 
+__all__ = ["Gpu", "check_gpus", "cluster_gpu_count", "probe_gpus"]
+
 logger = logging.getLogger(__name__)
 
 

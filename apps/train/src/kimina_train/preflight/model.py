@@ -7,6 +7,8 @@ from pathlib import Path
 
 from kimina_train.preflight.checklist import CheckResult, Status
 
+__all__ = ["check_model"]
+
 _TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model")
 
 
@@ -14,7 +16,7 @@ def _looks_like_path(ref: str) -> bool:
     return ref.startswith(("/", "./", "../", "~")) or Path(ref).exists() or ref.count("/") != 1
 
 
-def check_local_model(path: Path, *, buildable: bool) -> CheckResult:
+def _check_local_model(path: Path, *, buildable: bool) -> CheckResult:
     """A local model folder must hold `config.json` and a tokenizer.
 
     Args:
@@ -43,7 +45,7 @@ def check_local_model(path: Path, *, buildable: bool) -> CheckResult:
     return CheckResult("model", Status.OK, f"local model {path}")
 
 
-def check_hub_model(repo_id: str) -> CheckResult:
+def _check_hub_model(repo_id: str) -> CheckResult:
     """A hub model must be in the local cache or reachable on the hub (verl downloads it at launch)."""
     from huggingface_hub import HfApi, try_to_load_from_cache
 
@@ -73,5 +75,5 @@ def check_hub_model(repo_id: str) -> CheckResult:
 def check_model(ref: str, *, buildable: bool = False) -> CheckResult:
     """Check `actor_rollout_ref.model.path`: a local folder or an `org/name` hub id."""
     if buildable or _looks_like_path(ref):
-        return check_local_model(Path(ref).expanduser(), buildable=buildable)
-    return check_hub_model(ref)
+        return _check_local_model(Path(ref).expanduser(), buildable=buildable)
+    return _check_hub_model(ref)

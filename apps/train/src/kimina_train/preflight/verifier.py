@@ -11,6 +11,8 @@ from kimina_verify.verdict import Verdict, VerdictKind
 
 from kimina_train.preflight.checklist import CheckResult, Status
 
+__all__ = ["CANARY_INVALID", "CANARY_VALID", "START_HINT", "check_verifier", "effective_url"]
+
 # The canary pair. The `-- sim:` comment is inert for Lean; it makes `lean-repl-sim` (which runs no Lean) report the
 # error real Lean reports, so the same pair checks the plumbing against the stand-in and the prover against Lean.
 CANARY_VALID = "import Mathlib\n\ntheorem kimina_canary_valid : (2 : ℕ) + 2 = 4 := by\n  norm_num\n"

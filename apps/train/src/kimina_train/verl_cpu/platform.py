@@ -10,6 +10,8 @@ from typing import Any
 import torch  # noqa: TID253  # this module is loaded by verl's platform plugin, inside a verl process
 from verl.plugin.platform import PlatformBase  # noqa: TID253
 
+__all__ = ["DEVICE_MODULE", "PLATFORM_NAME", "PlatformCPU", "RAY_RESOURCE"]
+
 PLATFORM_NAME = "cpu"
 """`VERL_PLATFORM=cpu` selects this platform in every process that imports verl."""
 

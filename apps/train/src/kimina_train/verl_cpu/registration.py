@@ -15,10 +15,21 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
+from kimina_train.verl_cpu.names import ROLLOUT_NAME
+
+__all__ = [
+    "ADAPTER",
+    "ENGINE_MODULE",
+    "REPLICA_MODULE",
+    "ROLLOUT_BASE_MODULE",
+    "after_import",
+    "init_gloo_process_group",
+    "register_all",
+    "register_rollout_class",
+]
+
 logger = logging.getLogger(__name__)
 
-ROLLOUT_NAME = "hf"
-"""`actor_rollout_ref.rollout.name` of the transformers rollout this plugin adds."""
 
 ADAPTER = "kimina_train.verl_cpu.rollout.HFServerAdapter"
 """The class verl's trainer processes build for `rollout.name=hf` (via `get_rollout_class`)."""
@@ -28,7 +39,7 @@ ROLLOUT_BASE_MODULE = "verl.workers.rollout.base"
 REPLICA_MODULE = "verl.workers.rollout.replica"
 
 
-def register_platform() -> None:
+def _register_platform() -> None:
     """`PlatformRegistry.register("cpu")`: verl's own extension point; `VERL_PLATFORM=cpu` then selects it."""
     from verl.plugin.platform import PlatformRegistry
 
@@ -37,7 +48,7 @@ def register_platform() -> None:
     PlatformRegistry.register(platform=PLATFORM_NAME)(PlatformCPU)
 
 
-def register_engines(module: ModuleType) -> None:
+def _register_engines(module: ModuleType) -> None:
     """The FSDP engines for `device="cpu"` too (verl registers them for cuda and npu only).
 
     FSDP2 with gloo runs on CPU unchanged; only the registry's device list keeps it from being picked.
@@ -62,7 +73,7 @@ def register_rollout_class(module: ModuleType) -> None:
     registry[(ROLLOUT_NAME, "async")] = ADAPTER
 
 
-def register_replica(module: ModuleType) -> None:
+def _register_replica(module: ModuleType) -> None:
     """`RolloutReplicaRegistry.register("hf", ...)`: verl's own extension point for rollout servers."""
 
     def load() -> type:
@@ -157,12 +168,12 @@ def after_import(hooks: dict[str, Callable[[ModuleType], None]]) -> None:
 
 def register_all() -> None:
     """Everything a CPU run needs, in this process: the platform now, the rest as verl imports it."""
-    register_platform()
+    _register_platform()
     after_import(
         {
-            ENGINE_MODULE: register_engines,
+            ENGINE_MODULE: _register_engines,
             ROLLOUT_BASE_MODULE: register_rollout_class,
-            REPLICA_MODULE: register_replica,
+            REPLICA_MODULE: _register_replica,
         }
     )
     if init_gloo_process_group():

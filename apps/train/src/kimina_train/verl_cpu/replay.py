@@ -21,6 +21,8 @@ from typing import Any
 
 from kimina_train.references import INJECTED_ERROR, REFERENCE_FILE, inject_lean_error, load_references
 
+__all__ = ["ASSISTANT_TURN", "Answer", "AnswerLog", "CUSTOM_KEY", "KINDS", "ReferenceReplay", "ReplaySettings"]
+
 CUSTOM_KEY = "reference_replay"
 """Its settings: `actor_rollout_ref.rollout.custom.reference_replay` (verl's extension dict of the rollout config)."""
 

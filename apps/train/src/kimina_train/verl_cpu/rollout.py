@@ -16,12 +16,14 @@ import ray  # imported by verl's processes only, through its registries
 from verl.workers.rollout.base import BaseRollout  # noqa: TID253
 from verl.workers.rollout.replica import RolloutReplica  # noqa: TID253
 
-from kimina_train.verl_cpu.registration import ROLLOUT_NAME
+from kimina_train.verl_cpu.names import ROLLOUT_NAME
+
+__all__ = ["HFReplica", "HFServerAdapter"]
 
 logger = logging.getLogger(__name__)
 
 
-def server_name(replica_rank: int) -> str:
+def _server_name(replica_rank: int) -> str:
     """The Ray actor name of a replica's server, which the adapter looks up."""
     return f"{ROLLOUT_NAME}_server_{replica_rank}"
 
@@ -42,7 +44,7 @@ class HFReplica(RolloutReplica):  # type: ignore[misc]  # verl is untyped (mypy 
         override = dict(model.get("override_config") or {})
         server = (
             ray.remote(HFRolloutServer)
-            .options(name=server_name(self.replica_rank), num_cpus=1, max_concurrency=self.max_concurrency)
+            .options(name=_server_name(self.replica_rank), num_cpus=1, max_concurrency=self.max_concurrency)
             .remote(
                 config=self.config,
                 model_path=str(model.path),
@@ -84,7 +86,7 @@ class HFServerAdapter(BaseRollout):  # type: ignore[misc]
     def _handle(self) -> Any:
         # The server is launched after this adapter (verl builds the actor process first), so look it up late.
         if self._server is None:
-            self._server = ray.get_actor(server_name(self.replica_rank))
+            self._server = ray.get_actor(_server_name(self.replica_rank))
         return self._server
 
     async def resume(self, tags: list[str]) -> None:

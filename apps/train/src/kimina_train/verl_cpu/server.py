@@ -21,6 +21,8 @@ from kimina_train.verl_cpu.replay import (
     ReplaySettings,
 )
 
+__all__ = ["Generation", "HFRolloutServer"]
+
 if TYPE_CHECKING:
     import torch
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from kimina_data.references import problem_label
-from kimina_data.schema import Rejection
+from kimina_data.schema import Rejection, problem_label
 from kimina_data.statement import statement_key
+
+__all__ = ["decontaminate"]
 
 if TYPE_CHECKING:
     import datasets

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 from kimina_data.statement import statement_key
 
+__all__ = ["deduplicate"]
+
 if TYPE_CHECKING:
     import datasets
 

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from kimina_data.prover_prompt import prover_messages
 
+__all__ = ["ABILITY", "Split", "VERL_COLUMNS", "to_verl", "verl_features", "write_parquet"]
+
 if TYPE_CHECKING:
     import datasets
 

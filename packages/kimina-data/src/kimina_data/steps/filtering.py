@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+__all__ = ["filter_win_rate"]
+
 if TYPE_CHECKING:
     import datasets
 

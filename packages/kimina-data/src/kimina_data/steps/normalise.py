@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from kimina_data.statement import DEFAULT_HEADER, clean_text, parse_statement
 
+__all__ = ["normalise"]
+
 if TYPE_CHECKING:
     import datasets
 

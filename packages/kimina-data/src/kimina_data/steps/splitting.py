@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 from kimina_data.schema import column
 
+__all__ = ["split_by_problem"]
+
 if TYPE_CHECKING:
     import datasets
 

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from kimina_data.schema import column
 
+__all__ = ["Weighting", "weight"]
+
 if TYPE_CHECKING:
     import datasets
 

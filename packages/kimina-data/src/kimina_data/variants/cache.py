@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+__all__ = ["AnswerCache", "CachedAnswer", "cache_key"]
+
 
 @dataclass(frozen=True, slots=True)
 class CachedAnswer:

@@ -15,6 +15,18 @@ from typing import Any, Protocol
 from kimina_data.variants.cache import CachedAnswer
 from kimina_data.variants.prompt import RESPONSE_SCHEMA
 
+__all__ = [
+    "GeminiCallFailed",
+    "GeminiCaller",
+    "GeminiError",
+    "GeminiSettings",
+    "GenAIClient",
+    "MissingApiKeyError",
+    "PRICES_USD_PER_MTOK",
+    "RateLimiter",
+    "make_gemini_client",
+]
+
 log = logging.getLogger(__name__)
 
 PRICES_USD_PER_MTOK: dict[str, tuple[float, float]] = {

@@ -15,6 +15,8 @@ from kimina_data.variants.cache import AnswerCache, CachedAnswer, cache_key
 from kimina_data.variants.gemini import GeminiCaller, GeminiCallFailed, GeminiError
 from kimina_data.variants.prompt import MalformedOutput, build_prompt, check_candidate, parse_variants
 
+__all__ = ["ProgressHook", "VariantResult", "VariantStats", "generate_variants"]
+
 if TYPE_CHECKING:
     import datasets
 

@@ -11,6 +11,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "EngineError",
+    "EngineFactory",
+    "Messages",
+    "SamplingParams",
+    "as_engine",
+    "check_model",
+    "make_engine",
+    "release_memory",
+]
+
 Messages = list[dict[str, str]]
 """One chat conversation: ``[{"role": "system", "content": ...}, {"role": "user", "content": ...}, ...]``."""
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from kimina_format.extras import missing_extra
+
 from kimina_eval.engines.base import Messages, SamplingParams
+
+__all__ = ["TransformersEngine"]
 
 logger = logging.getLogger(__name__)
 
@@ -23,8 +27,11 @@ class TransformersEngine:
     """
 
     def __init__(self, model: str, *, device: str = "auto", dtype: str = "auto", batch_size: int = 32) -> None:
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        try:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as missing:
+            raise missing_extra("kimina-eval", "transformers", "the transformers engine", missing) from missing
 
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")

@@ -12,6 +12,8 @@ import httpx
 
 from kimina_eval.engines.base import EngineError, Messages, SamplingParams
 
+__all__ = ["OpenAIEngine"]
+
 logger = logging.getLogger(__name__)
 
 _RETRYABLE_STATUS = {408, 429, 500, 502, 503, 504}

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from kimina_format.extras import missing_extra
+
 from kimina_eval.engines.base import Messages, SamplingParams
+
+__all__ = ["VLLMEngine"]
 
 
 class VLLMEngine:
@@ -19,11 +23,8 @@ class VLLMEngine:
     def __init__(self, model: str, **llm_options: Any) -> None:
         try:
             from vllm import LLM
-        except ImportError as error:
-            raise ImportError(
-                'the vllm engine needs vLLM (GPU hosts): pip install "kimina-eval[vllm]", or in a kimina checkout '
-                "uv sync --all-packages --extra vllm"
-            ) from error
+        except ImportError as missing:  # GPU hosts only
+            raise missing_extra("kimina-eval", "vllm", "the vllm engine", missing) from missing
         self.llm: Any = LLM(model=model, **llm_options)
 
     def generate(self, prompts: list[Messages], n: int, sampling: SamplingParams) -> list[list[str]]:

@@ -13,10 +13,17 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse
-from fastapi.security import APIKeyHeader
+from kimina_format.extras import missing_extra
+
+__all__ = ["Pool", "create_app"]
+
+try:
+    from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import JSONResponse, PlainTextResponse
+    from fastapi.security import APIKeyHeader
+except ImportError as _missing:  # `pip install kimina-verify` leaves the web stack out
+    raise missing_extra("kimina-verify", "server", "the verification server", _missing) from _missing
 from kimina_client.models import CheckResponse, VerifyRequestBody, VerifyResponse
 
 from kimina_verify import lean_checks
@@ -36,7 +43,7 @@ _api_key_header = APIKeyHeader(name="Authorization", auto_error=False)
 _MAX_REASON_CHARS = 300
 
 
-def check_key(request: Request) -> None:
+def _check_key(request: Request) -> None:
     """Accept `Authorization: Bearer KEY` (or the bare key) when the server has an API key, as upstream does.
 
     Raises:
@@ -53,9 +60,9 @@ def check_key(request: Request) -> None:
         raise HTTPException(401, "Invalid API key")
 
 
-async def require_key(request: Request, auth: Annotated[str | None, Depends(_api_key_header)]) -> None:
+async def _require_key(request: Request, auth: Annotated[str | None, Depends(_api_key_header)]) -> None:
     """The key check as a dependency, so the OpenAPI schema documents it (the guard has run it before the body)."""
-    check_key(request)
+    _check_key(request)
 
 
 def _pool(request: Request) -> ReplPool:
@@ -95,7 +102,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     )
     app.state.settings = settings
     app.state.request_guard = RequestGuard(
-        authenticate=check_key,
+        authenticate=_check_key,
         max_body_bytes=settings.max_request_bytes,
         read_timeout=settings.read_timeout,
         max_items=settings.max_batch,
@@ -103,7 +110,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_middleware(HeadAsGet)
     lean_env = describe_lean_env(settings)
-    router = APIRouter(route_class=GuardedRoute, dependencies=[Depends(require_key)])
+    router = APIRouter(route_class=GuardedRoute, dependencies=[Depends(_require_key)])
 
     @router.post(
         "/api/check",

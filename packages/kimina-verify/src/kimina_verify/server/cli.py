@@ -10,7 +10,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from kimina_format.exit_codes import ExitCode
+
 from kimina_verify.server.settings import ServerSettings, parse_memory
+
+__all__ = ["EPILOG", "add_arguments", "check_command", "main", "run", "settings_from_args"]
 
 EPILOG = """\
 Every flag also reads the upstream environment variable LEAN_SERVER_<NAME> (LEAN_SERVER_MAX_REPLS,
@@ -105,20 +109,24 @@ def check_command(settings: ServerSettings) -> str | None:
 def run(args: argparse.Namespace) -> int:
     """Start the server with parsed arguments; returns the exit code (0 after a clean shutdown)."""
     from rich.console import Console
+    from rich.markup import escape
 
-    from kimina_verify.server.runner import build_server
-
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
+    try:
+        from kimina_verify.server.runner import build_server
+    except ImportError as exc:  # `pip install kimina-verify` without the server extra: one line, not a traceback
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        return int(ExitCode.USAGE)
     try:
         settings = settings_from_args(args)
     except ValueError as exc:
         console.print(f"[red]error:[/red] {exc}")
-        return 2
+        return int(ExitCode.USAGE)
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     problem = check_command(settings)
     if problem:
         console.print(f"[red]error:[/red] {problem}")
-        return 2
+        return int(ExitCode.USAGE)
     console.print(
         f"kimina-verify server on http://{settings.host}:{settings.port} with up to {settings.max_repls} REPLs: "
         f"{shlex.join(settings.command)}"
@@ -129,8 +137,8 @@ def run(args: argparse.Namespace) -> int:
     except SystemExit:  # uvicorn exits this way when start-up (the REPL probe) fails
         reason = getattr(server.app.state, "startup_error", "start-up failed")
         console.print(f"[red]error:[/red] {reason}")
-        return 1
-    return 0
+        return int(ExitCode.UNAVAILABLE)
+    return int(ExitCode.OK)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

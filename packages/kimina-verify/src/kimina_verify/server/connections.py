@@ -15,7 +15,14 @@ import logging
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
+from kimina_format.extras import missing_extra
+
+__all__ = ["SlowClientGuard", "http_protocol"]
+
+try:
+    from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
+except ImportError as _missing:  # `pip install kimina-verify` leaves the web stack out
+    raise missing_extra("kimina-verify", "server", "the verification server", _missing) from _missing
 
 logger = logging.getLogger(__name__)
 

@@ -13,6 +13,8 @@ from pydantic import Field, field_validator
 
 from kimina_verify.lean_checks import ChecksRequest
 
+__all__ = ["KiminaCheckRequest", "KiminaSnippet"]
+
 
 class KiminaSnippet(Snippet):  # type: ignore[misc]  # kimina-client is not type-checked
     """A snippet, optionally with `kimina_checks: {"theorem": NAME, "statement": TEXT?}`."""

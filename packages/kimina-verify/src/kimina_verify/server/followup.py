@@ -19,6 +19,8 @@ from typing import Any
 from kimina_verify.lean_checks import ChecksRequest, TargetFacts, check_command, nonce_seen, read_facts
 from kimina_verify.server.repl import ReplOutOfStep, ReplProcess
 
+__all__ = ["ANSWER_VERSION", "StatementCache", "checks_answer", "confirm", "statement_facts"]
+
 ANSWER_VERSION = 1
 
 

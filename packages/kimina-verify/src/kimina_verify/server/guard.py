@@ -12,10 +12,17 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import HTTPException, Request, Response
-from fastapi.exceptions import RequestValidationError
-from fastapi.routing import APIRoute
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from kimina_format.extras import missing_extra
+
+__all__ = ["GuardedRoute", "HeadAsGet", "RequestGuard"]
+
+try:
+    from fastapi import HTTPException, Request, Response
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.routing import APIRoute
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+except ImportError as _missing:  # `pip install kimina-verify` leaves the web stack out
+    raise missing_extra("kimina-verify", "server", "the verification server", _missing) from _missing
 
 from kimina_verify.server.limits import read_body
 from kimina_verify.server.strict_json import JSONRejected, parse_json

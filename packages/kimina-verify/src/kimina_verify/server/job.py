@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from kimina_verify.lean_checks import ChecksRequest
 from kimina_verify.server.outcome import CheckOutcome
 
+__all__ = ["CheckSpec", "Job"]
+
 
 @dataclass(frozen=True, slots=True)
 class CheckSpec:

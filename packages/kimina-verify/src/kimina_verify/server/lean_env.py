@@ -9,6 +9,8 @@ from pathlib import Path
 from kimina_verify.environment import STAND_IN
 from kimina_verify.server.settings import ServerSettings
 
+__all__ = ["SIM_MARKERS", "describe_lean_env", "workspace_lean_env"]
+
 logger = logging.getLogger(__name__)
 
 SIM_MARKERS = (STAND_IN, "kimina_verify.sim")

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import HTTPException, Request
+from kimina_format.extras import missing_extra
+
+__all__ = ["read_body", "too_large"]
+
+try:
+    from fastapi import HTTPException, Request
+except ImportError as _missing:  # `pip install kimina-verify` leaves the web stack out
+    raise missing_extra("kimina-verify", "server", "the verification server", _missing) from _missing
 
 # A stalled body will not arrive: the connection is closed with the 408. After a 413 (or a 401, which comes before the
 # body is read) uvicorn reads and drops the rest, so the client can finish sending and read the answer; the connection

@@ -6,6 +6,8 @@ import bisect
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 
+__all__ = ["Histogram", "LATENCY_BUCKETS", "Metrics"]
+
 LATENCY_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 
 

@@ -9,6 +9,23 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = [
+    "CRASHED",
+    "CheckOutcome",
+    "GARBAGE",
+    "HEADER_REFUSED",
+    "HEADER_TIMEOUT",
+    "NO_REPL",
+    "OUTCOMES",
+    "OUT_OF_MEMORY",
+    "OUT_OF_STEP",
+    "SHUTDOWN",
+    "START_FAILED",
+    "TIMEOUT",
+    "TOO_LARGE",
+    "classify",
+]
+
 TIMEOUT = "Lean REPL command timed out in {timeout} seconds"
 HEADER_TIMEOUT = "Lean REPL header command timed out in {timeout} seconds"
 CRASHED = "Lean REPL crashed while checking this snippet (exit code {code}): {stderr}"

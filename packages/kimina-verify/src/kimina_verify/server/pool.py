@@ -24,11 +24,13 @@ from kimina_verify.server.outcome import CheckOutcome
 from kimina_verify.server.settings import ServerSettings
 from kimina_verify.server.slot import Slot
 
+__all__ = ["BatchTooLarge", "PoolClosed", "QueueFull", "ReplPool"]
+
 logger = logging.getLogger(__name__)
 
 
 @functools.lru_cache(maxsize=1024)
-def header_refusal(header: str) -> str | None:
+def _header_refusal(header: str) -> str | None:
     """Why a snippet's import header may not reach a REPL (`kimina_verify.check_header`'s first rule), or None."""
     violations = check_header(header)
     return f"{violations[0].code}: {violations[0].message}" if violations else None
@@ -118,7 +120,7 @@ class ReplPool:
         """
         if self._closing:
             raise PoolClosed
-        refused = {s.header: header_refusal(s.header) for s in specs}
+        refused = {s.header: _header_refusal(s.header) for s in specs}
         new = len({s.key for s in specs if s.key not in self._inflight and refused[s.header] is None})
         if new > self.settings.max_queue + len(self.slots):
             raise BatchTooLarge

@@ -18,7 +18,14 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-import psutil
+from kimina_format.extras import missing_extra
+
+__all__ = ["ReplCrashed", "ReplError", "ReplGarbage", "ReplOutOfStep", "ReplProcess", "ReplStartError", "ReplTimeout"]
+
+try:
+    import psutil
+except ImportError as _missing:  # `pip install kimina-verify` leaves the web stack out
+    raise missing_extra("kimina-verify", "server", "the verification server", _missing) from _missing
 
 logger = logging.getLogger(__name__)
 

@@ -6,8 +6,15 @@ import logging
 import socket
 from types import FrameType
 
-import uvicorn
-from fastapi import FastAPI
+from kimina_format.extras import missing_extra
+
+__all__ = ["DrainingServer", "build_server"]
+
+try:
+    import uvicorn
+    from fastapi import FastAPI
+except ImportError as _missing:  # `pip install kimina-verify` leaves the web stack out
+    raise missing_extra("kimina-verify", "server", "the verification server", _missing) from _missing
 
 from kimina_verify.server.app import create_app
 from kimina_verify.server.connections import http_protocol

@@ -30,6 +30,8 @@ from kimina_verify.server.repl import (
 )
 from kimina_verify.server.settings import MEMORY_RECYCLE_FRACTION, ServerSettings
 
+__all__ = ["Slot"]
+
 logger = logging.getLogger(__name__)
 
 # Internal outcome of one attempt whose REPL was out of step; never reaches a client (see `Slot._run`).

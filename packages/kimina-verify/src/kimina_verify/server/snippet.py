@@ -13,6 +13,8 @@ from typing import Any
 from kimina_format.lean_decls import COMMAND_WORDS
 from kimina_format.lean_lexer import Lexed, lex
 
+__all__ = ["SplitSnippet", "shift_positions", "split_snippet"]
+
 
 @dataclass(frozen=True, slots=True)
 class SplitSnippet:

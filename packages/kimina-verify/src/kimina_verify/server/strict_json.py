@@ -13,6 +13,8 @@ from typing import Any
 
 import pydantic_core
 
+__all__ = ["JSONRejected", "MAX_DEPTH", "parse_json"]
+
 # The JSON parser's own recursion limit; the request schemas need four levels.
 MAX_DEPTH = 200
 

@@ -21,6 +21,8 @@ from kimina_verify.sim.elab import Effects, Elaborator, Reply
 from kimina_verify.sim.leanjson import pretty
 from kimina_verify.sim.recorded import RecordedVerdicts, recorded_times
 
+__all__ = ["DESCRIPTION", "Simulator", "build_parser", "main", "serve"]
+
 DESCRIPTION = """\
 lean-repl-sim: a TEST DOUBLE for the Lean REPL (leanprover-community/repl). It speaks the REPL's JSON protocol
 on stdin/stdout but does not run Lean: never use it to verify proofs.
@@ -184,7 +186,7 @@ class Simulator:
         threading.Thread(target=forge, daemon=True).start()
 
 
-def read_query(stdin: BinaryIO) -> str:
+def _read_query(stdin: BinaryIO) -> str:
     """Lines up to a blank line, each right-trimmed and concatenated, plus that line ('' at end of input)."""
     parts: list[str] = []
     while True:
@@ -197,7 +199,7 @@ def read_query(stdin: BinaryIO) -> str:
 def serve(sim: Simulator, stdin: BinaryIO) -> None:
     """Answer commands from `stdin` until it ends."""
     while True:
-        query = read_query(stdin)
+        query = _read_query(stdin)
         if query == "":
             return
         if not query.startswith(("#", "--")):

@@ -45,6 +45,8 @@ from kimina_verify.sim.source import (
     uses_tactics,
 )
 
+__all__ = ["Constant", "EFFECTS", "Effects", "Elaborator", "Env", "KNOWN_PACKAGES", "MATHLIB_AXIOMS", "Reply"]
+
 # Packages a stand-in workspace "has": importing anything else fails as a missing module would.
 KNOWN_PACKAGES = frozenset(
     {"Init", "Lean", "Std", "Lake", "Mathlib", "Aesop", "Batteries", "Qq", "ProofWidgets", "Plausible", "ImportGraph"}

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = ["Doc", "LINE", "WIDTH", "pretty"]
+
 WIDTH = 80
 
 
@@ -51,7 +53,7 @@ def _join(docs: Sequence[Doc]) -> Doc:
     return tuple(parts)
 
 
-def escape_string(text: str) -> str:
+def _escape_string(text: str) -> str:
     """Quote a string the way Lean's `Json.renderString` does (non-ASCII stays as is, control bytes escaped)."""
     out = ['"']
     for ch in text:
@@ -81,12 +83,12 @@ def _to_doc(value: Any) -> Doc:
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, str):
-        return escape_string(value)
+        return _escape_string(value)
     if isinstance(value, list | tuple):
         return _bracket("[", _join([_to_doc(v) for v in value]), "]")
     if isinstance(value, dict):
         # Lean keeps object fields in a map sorted by key and renders them by folding into a list: reverse order.
-        fields = [_Group((escape_string(k), ":", LINE, _to_doc(value[k]))) for k in sorted(value, reverse=True)]
+        fields = [_Group((_escape_string(k), ":", LINE, _to_doc(value[k]))) for k in sorted(value, reverse=True)]
         return _bracket("{", _join(fields), "}")
     raise TypeError(f"cannot render {type(value).__name__} as Lean JSON")
 

@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from kimina_verify.sim.source import declarations, mask, split_imports, without_print_axioms
 
+__all__ = ["RecordedRow", "RecordedVerdicts", "UNRECORDED_ERROR", "Unrecorded", "recorded_times", "replay_key"]
+
 Unrecorded = Literal["rules", "error"]
 """What code that matches no recorded row gets: the stand-in's own rules, or an error."""
 
@@ -41,10 +43,10 @@ class RecordedRow:
     @property
     def statement_line(self) -> int:
         """The line of the first declaration in the recorded code (1-based)."""
-        return first_declaration_line(self.code) or self.header_lines + 1
+        return _first_declaration_line(self.code) or self.header_lines + 1
 
 
-def first_declaration_line(code: str) -> int | None:
+def _first_declaration_line(code: str) -> int | None:
     """The 1-based line of the first declaration in `code`, or None when it declares nothing."""
     decls = declarations(mask(code))
     return code.count("\n", 0, decls[0].start) + 1 if decls else None
@@ -70,7 +72,7 @@ def replay_key(code: str) -> str:
     return "\n".join(line.rstrip() for line in lines[start:] if line.strip())
 
 
-def import_lines(code: str) -> int:
+def _import_lines(code: str) -> int:
     """How many lines the leading imports of `code` take (what a server sends apart as the header)."""
     return code.count("\n", 0, split_imports(code)[1])
 
@@ -111,7 +113,7 @@ class RecordedVerdicts:
                     messages=tuple(data.get("messages") or ()),
                     repl_time_s=data.get("repl_time_s"),
                     timed_out="timed out" in (data.get("system_error") or ""),
-                    header_lines=import_lines(code),
+                    header_lines=_import_lines(code),
                 )
         return cls(rows, unrecorded=unrecorded)
 
@@ -126,8 +128,8 @@ class RecordedVerdicts:
         many header lines the client put before it. Under `unrecorded="error"`, code that declares something and
         matches no row gets a failed row whose one error sits on its first declaration.
         """
-        imports_end = import_lines(code)
-        declared = first_declaration_line(code)
+        imports_end = _import_lines(code)
+        declared = _first_declaration_line(code)
         row = self._rows.get(replay_key(code))
         if row is None:
             if self.unrecorded != "error" or declared is None or _SORRY.search(code):

@@ -6,6 +6,30 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+__all__ = [
+    "DECL_KEYWORDS",
+    "Declaration",
+    "Directive",
+    "LineIndex",
+    "NameCommand",
+    "PrintAxioms",
+    "declarations",
+    "directives",
+    "full_name",
+    "goal_of",
+    "mask",
+    "name_commands",
+    "namespaces_at",
+    "print_axioms_commands",
+    "print_strings",
+    "render_signature",
+    "sorry_offsets",
+    "split_imports",
+    "unescape",
+    "uses_tactics",
+    "without_print_axioms",
+]
+
 DECL_KEYWORDS = (
     "theorem",
     "lemma",
