@@ -91,6 +91,35 @@ def test_a_cpu_launch_selects_verls_cpu_platform_in_every_process(
     assert "VERL_PLATFORM" not in launch.verl_env(run, None)
 
 
+def test_every_ray_process_of_a_launch_shares_one_reward_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # kimina-rl seals agent-loop rewards with $KIMINA_REWARD_KEY; a process without it makes up its own, and then
+    # every seal fails in the reward workers. The verl process (whose local Ray cluster inherits its environment)
+    # gets one random key per launch, unless the user set one; the key is in no file and no log line.
+    from kimina_rl.scoring import REWARD_KEY_ENV
+    from kimina_train.recipe import load_recipe
+
+    monkeypatch.delenv(REWARD_KEY_ENV, raising=False)
+    run = RunFolder(tmp_path)
+    first, second = launch.verl_env(run, None)[REWARD_KEY_ENV], launch.verl_env(run, None)[REWARD_KEY_ENV]
+    assert len(first) == 64 and int(first, 16) >= 0 and first != second  # random, from `secrets`, per launch
+    monkeypatch.setenv(REWARD_KEY_ENV, "the-users-own-key")
+    assert launch.verl_env(run, None)[REWARD_KEY_ENV] == "the-users-own-key"
+    cfg = launch_config(load_recipe("smoke", [f"kimina.run_dir={tmp_path}"], cpu=True), run)
+    assert REWARD_KEY_ENV not in cfg.ray_kwargs.ray_init.runtime_env.env_vars  # verl prints that, and it is a file
+    write_verl_config(run, cfg)
+    assert "the-users-own-key" not in run.verl_config.read_text(encoding="utf-8")
+    with caplog.at_level("DEBUG"):
+        launch.verl_env(run, "ray://head:10001")
+    assert "the-users-own-key" not in caplog.text
+    monkeypatch.delenv(REWARD_KEY_ENV)
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        key = launch.verl_env(run, "ray://head:10001")[REWARD_KEY_ENV]
+    assert REWARD_KEY_ENV in caplog.text and key not in caplog.text  # a named cluster needs the user's key
+
+
 def test_a_data_build_that_fails_is_one_clear_error(tmp_path: Path) -> None:
     from kimina_train.dataprep import DataBuildError, build_missing
     from kimina_train.recipe import load_recipe

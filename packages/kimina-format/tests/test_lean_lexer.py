@@ -29,7 +29,6 @@ AS_LEAN_READS = [
     ("/-!/ m -/ y", ["y"]),
     ("/-/ z -/ w", ["w"]),
     # A `«»` name runs to the first `»`, across newlines, comment openers included.
-    ("def «a\n--» := 0 variable", ["def", "a\n--", ":", "=", "0", "variable"]),
     ("Foo.«bar -/ baz».qux", ["Foo.bar -/ baz.qux"]),
     # `!"` after a name is that name and a plain string: `String.toNat!` is one identifier.
     ('String.toNat!"42" y', ["String.toNat!", '"42"', "y"]),
@@ -57,6 +56,11 @@ AS_LEAN_READS = [
     ("(norm_num)-- done\nx", ["(", "norm_num", ")", "x"]),
     ("⟨a, b⟩-- pair\n[c]/- d -/", ["⟨", "a", ",", "b", "⟩", "[", "c", "]"]),
     ('"s"-- str\n2-- two', ['"s"', "2"]),
+    # `«` after an opening bracket or `,` starts a name for sure; a string after `:=`, `(`, `,` is never interpolated.
+    ("have := («my helper»)", ["have", ":", "=", "(", "my helper", ")"]),
+    ("[«a», «b c»]", ["[", "a", ",", "b c", "]"]),
+    ('def note : String := "{x}"', ["def", "note", ":", "String", ":", "=", '"{x}"']),
+    ('b := "{" ++ s ++ "}"', ["b", ":", "=", '"{"', "+", "+", "s", "+", "+", '"}"']),
     # Numbers end where Lean's do; identifier characters are Lean's (ASCII letters, Greek, letter-like, subscripts).
     ("2x 0x1F 1.5e3 x₁ α ℝ", ["2", "x", "0x1F", "1.5e3", "x₁", "α", "ℝ"]),
 ]
@@ -81,6 +85,11 @@ AMBIGUOUS = [
     ('"gap \\\n\n x"', "a string gap may hold one newline"),
     ('"{x}"', "a string with braces may be interpolated"),
     ('s!"{x}"', "interpolated: code in braces"),
+    ('throwError "{x}"', "`throwError` takes an interpolated string"),
+    ('throwErrorAt (r) "{x}"', "an interpolated string after an argument"),
+    ('trace[c] "{x}"', "`trace[cls]` takes an interpolated string"),
+    ("def «a\n--» := 0 variable", "a name escape across lines"),
+    ("open Real «\nvariable (h : False)\n-- »", "a header line ending in `«`"),
     ("f '' --x", "without Mathlib `''` is an error and Lean reads on inside the comment"),
     ("f ⁻¹'--x", "the same after Mathlib's `⁻¹'`"),
     ("def é := 1", "a letter in names of later Lean versions"),

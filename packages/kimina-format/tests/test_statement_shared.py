@@ -190,3 +190,35 @@ def test_the_rule_counts_only_final_code(rows: list[dict[str, Any]]) -> None:
     parts = split_lean(code)
     respaced = code.replace(parts.statements[0].split(":=")[0], parts.statements[0].split(":=")[0].replace(" : ", ":"))
     assert statement_preserved(respaced, row["formal_statement"]) is True
+
+
+# --- where a statement ends: the declaration's own `:=` (harden, redteam2's let/have truncation) -----------------
+
+_H = "import Mathlib\n\n"
+
+
+@pytest.mark.parametrize(
+    ("statement", "code"),
+    [
+        ("theorem t : let y := 2; y + y = 4", "theorem t : let y := 2; True := trivial"),
+        ("theorem t : have y := 2; y + y = 4", "theorem t : have y := 2; True := trivial"),
+        (
+            "theorem t :\n    let f := fun (n : ℕ) => n + 1\n    f 1 = 3",
+            "theorem t :\n    let f := fun (n : ℕ) => n + 1\n    True := trivial",
+        ),
+        ("theorem t : letI := 1; (2 : ℕ) = 3", "theorem t : letI := 1; True := trivial"),
+        ("theorem t (n : ℕ := 1) : n = 2", "theorem t (n : ℕ := 1) : True := trivial"),
+        ("theorem t : ({ x := 1 } : Foo).x = 2", "theorem t : ({ x := 1 } : Foo).x = 2 ∨ True := Or.inr trivial"),
+        ("theorem t : (fun x => let y := x; y) 1 = 2", "theorem t : (fun x => let y := x; y) 1 = 2 ∨ True := by simp"),
+    ],
+)
+def test_a_type_holding_a_let_or_an_assignment_is_compared_whole(statement: str, code: str) -> None:
+    full = _H + statement + " := by\n  sorry\n"
+    assert statement_preserved(_H + code + "\n", full) is False
+    assert statement_preserved(_H + statement + " := by\n  norm_num\n", full) is True
+
+
+@pytest.mark.parametrize("type_", ["Id.run do let mut x := 0; x := 1; pure x", "by exact True"])
+def test_a_type_whose_end_needs_leans_parser_fails_closed(type_: str) -> None:
+    statement = _H + f"theorem t : {type_} := by\n  sorry\n"
+    assert statement_preserved(_H + f"theorem t : {type_} := by\n  trivial\n", statement) is False

@@ -2,8 +2,8 @@
 
 The static and Verifier cases are in kimina-verify's `test_redteam2.py` (why real Lean accepts each is argued there);
 here a completion whose format is fine wraps each cheat, so only the Lean side can refuse it, and a batch mixing
-unencodable, huge and deeply nested samples with a good one must give each sample its own verdict. Cases that score
-1 on main at 7c027c9 carry `xfail(strict=False, reason="HOLE on main: ...")`.
+unencodable, huge and deeply nested samples with a good one must give each sample its own verdict. Cases that scored
+1 on main at 7c027c9 say why in their last field; all are fixed (harden), so every case is strict.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ CHEATS = {
         "",
         "`unsafeIO` inside a tactic config (evaluated with `safety := .unsafe`) is not meta code to the rules",
     ),
-    # Refused on main by kimina-format's own statement rule (`statement_mismatch`), although kimina-verify's
-    # matcher lets it through (see kimina-verify's test_redteam2.py): it must stay refused.
+    # Scored 1 once kimina-format shared kimina-verify's matcher, which compared the type only up to the `let`'s
+    # `:=` (format3); `lean_decls` now ends a statement at the declaration's own `:=`.
     "let_type_truncated": (
         HEADER + "theorem target : let y := 2; True := by\n  intro y\n  trivial\n",
         LET_STATEMENT,
@@ -76,8 +76,9 @@ CHEATS = {
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param(n, marks=[pytest.mark.xfail(strict=False, reason=f"HOLE on main: {why}")] if why else [], id=n)
-        for n, (*_, why) in CHEATS.items()
+        # Every hole is closed (harden): the reason stays as a record of why main scored the cheat 1, no mark.
+        pytest.param(n, id=n)
+        for n in CHEATS
     ],
 )
 async def test_cheat_scores_zero(lean_server: str, name: str) -> None:

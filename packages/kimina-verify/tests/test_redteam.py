@@ -7,12 +7,11 @@ report; `test_redteam_lean.py` holds the same cases for a real workspace.
 
 from __future__ import annotations
 
-import signal
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 
 import pytest
 from kimina_verify import LeanCode, VerdictKind, Verifier, VerifyItem, build_check_code
@@ -226,27 +225,23 @@ async def test_a_snippet_that_takes_the_repl_over_cannot_forge_verdicts(tmp_path
 # --- cost: the outline is quadratic in the number of declarations ---------------------------------------------------
 
 
-class _TooSlow(Exception):
-    pass
-
-
-def _alarm(signum: int, frame: FrameType | None) -> None:
-    raise _TooSlow
-
-
-@pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="needs SIGALRM")
-def test_outline_of_many_declarations_is_linear() -> None:
-    # `outline` looks up the next command start with a scan of every start for every declaration. 20k one-line
-    # declarations (about 450 KB, under the 1 MiB code limit and the prove API's 200k-character statements at
-    # 7.6k) take about 7 s here; a linear pass takes well under one.
-    text = "example:True:=trivial\n" * 20_000 + "theorem t : True := trivial\n"
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(2)
-    try:
+def _outline_seconds(declarations: int) -> float:
+    """Best of three: the time to outline `declarations` one-line declarations (a fresh text each time: no cache)."""
+    best = float("inf")
+    for run in range(3):
+        text = f"-- run {run}\n" + "example:True:=trivial\n" * declarations + "theorem t : True := trivial\n"
+        started = time.perf_counter()
         assert LeanCode(text).declarations
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def test_outline_of_many_declarations_is_linear() -> None:
+    # `outline` once looked up the next command start with a scan of every start for every declaration: 20k one-line
+    # declarations took about 7 s. Measured as a ratio, so that a loaded machine does not fail it: 4x the
+    # declarations cost about 4x when linear and 16x when quadratic; the bound leaves room for noise.
+    small, large = _outline_seconds(4_000), _outline_seconds(16_000)
+    assert large < 9 * small + 0.05, f"4x the declarations took {large / small:.1f}x the time ({small:.3f}s)"
 
 
 # --- false rejects: real, Lean-accepted proofs edited harmlessly --------------------------------------------------

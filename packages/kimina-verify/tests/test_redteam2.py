@@ -4,9 +4,8 @@ Every attack is a real Lean-accepted proof from `recorded_verdicts.jsonl` (or `k
 turned into a cheat; each case says in one line why real Lean v4.15 + Mathlib would accept it, so that it truly scores
 1 unless something refuses it. Each attack must be refused by the static rules (`check_integrity`, what
 `kimina-verify lint` runs) and must not come back `valid` from the `Verifier` against the stand-in server; each
-harmless look-alike must pass both. Cases that fail on main at 7c027c9 carry `xfail(strict=False, reason="HOLE on
-main: ...")` (or "FALSE REJECT on main"), so this file is green before and after the fixes; the report in the
-redteam2 branch's last commit message lists them.
+harmless look-alike must pass both. Cases that failed on main at 7c027c9 say why in
+`hole`/`sim_hole` (or `false_reject`); all are fixed (harden), so every case is strict.
 
 Root causes found (beyond the first pass, docs/red-team-2026-12.md):
 
@@ -583,8 +582,8 @@ LOOKALIKES = [
 
 
 def _attack_param(attack: Attack, hole: str | None) -> object:
-    marks = [pytest.mark.xfail(strict=False, reason=f"HOLE on main: {hole}")] if hole else []
-    return pytest.param(attack.name, marks=marks, id=attack.name)
+    # Every hole is closed (harden): `hole` stays as the record of why main let it through; the test is strict.
+    return pytest.param(attack.name, id=attack.name)
 
 
 @pytest.mark.parametrize("name", [_attack_param(a, a.hole) for a in ATTACKS])
@@ -596,13 +595,7 @@ def test_attack_is_refused_by_the_static_rules(name: str) -> None:
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param(
-            la.name,
-            marks=[pytest.mark.xfail(strict=False, reason=f"FALSE REJECT on main: {la.false_reject}")]
-            if la.false_reject
-            else [],
-            id=la.name,
-        )
+        pytest.param(la.name, id=la.name)  # `false_reject`: why main refused it (fixed in harden)
         for la in LOOKALIKES
     ],
 )
@@ -614,7 +607,6 @@ def test_lookalike_passes_the_static_rules(name: str) -> None:
 # --- the assembly: what reaches Lean is what the rules read ----------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=False, reason="HOLE on main: header lines are re-emitted from the stripped copy")
 @pytest.mark.parametrize("lean_checks", [True, False])
 def test_hidden_commands_never_reach_lean_unrefused(lean_checks: bool) -> None:
     # Whatever the rules let through, the text sent to Lean must not hold a command the rules never saw.
@@ -652,14 +644,7 @@ _VERIFIER_ATTACKS = ATTACKS
 @pytest.mark.parametrize(
     ("name", "mode"),
     [
-        pytest.param(
-            a.name,
-            mode,
-            marks=[pytest.mark.xfail(strict=False, reason=f"HOLE on main (sim): {a.sim_hole}")]
-            if a.sim_hole and mode in a.sim_modes
-            else [],
-            id=f"{a.name}-{mode}",
-        )
+        pytest.param(a.name, mode, id=f"{a.name}-{mode}")  # `sim_hole`: why main's stand-in said `valid`
         for a in _VERIFIER_ATTACKS
         for mode in ("checks", "fallback")
     ],
@@ -675,13 +660,7 @@ async def test_verifier_does_not_accept_the_attack(url: str, name: str, mode: st
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param(
-            la.name,
-            marks=[pytest.mark.xfail(strict=False, reason=f"FALSE REJECT on main: {la.false_reject}")]
-            if la.false_reject
-            else [],
-            id=la.name,
-        )
+        pytest.param(la.name, id=la.name)  # `false_reject`: why main refused it (fixed in harden)
         for la in LOOKALIKES
     ],
 )

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
+
+from kimina_rl.scoring import REWARD_KEY_ENV
 
 from kimina_train.runfolder import VERL_CONFIG, RunFolder
 
@@ -32,15 +35,30 @@ def verl_command(run: RunFolder) -> list[str]:
 def verl_env(run: RunFolder, ray_address: str | None, *, cpu: bool = False) -> dict[str, str]:
     """The environment of the verl process: ours, unbuffered, with the Ray head when one was given.
 
-    The run's Ray processes get the same logger and platform variables through the config's runtime env.
+    The run's Ray processes get the same logger and platform variables through the config's runtime env. The reward
+    seal's key (`KIMINA_REWARD_KEY`, kimina-rl) is made up here once per launch unless the user set one: the local Ray
+    cluster that verl starts inherits this environment, so the agent loop's seals hold in the reward workers (each
+    process would otherwise make up its own and every trajectory would be scored twice). It goes into no file and no
+    log: the runtime env of the config is printed by verl and written into the run folder.
     """
     from kimina_train.prepare import ray_env
 
     env = dict(os.environ, PYTHONUNBUFFERED="1", **ray_env(run, cpu=cpu))
+    if not env.get(REWARD_KEY_ENV):
+        env[REWARD_KEY_ENV] = secrets.token_hex(32)
+    elif ray_address is None:
+        logger.info("reward seals: the key of $%s is kept", REWARD_KEY_ENV)
     env.setdefault("HYDRA_FULL_ERROR", "1")
     if ray_address:
         # verl calls ray.init() with no address, which joins the cluster named here instead of starting one.
         env["RAY_ADDRESS"] = ray_address
+        if not os.environ.get(REWARD_KEY_ENV):
+            # The cluster's processes have the environment of `ray start`, not ours: they cannot share this key.
+            logger.warning(
+                "reward seals: set $%s (the same secret) where the Ray cluster starts, or each worker makes up its"
+                " own and agent-loop rewards are scored again",
+                REWARD_KEY_ENV,
+            )
     if cpu and not env.get("CUDA_VISIBLE_DEVICES", "unset"):
         # Ray refuses to start with logical GPUs when it is set but empty ("CUDA_VISIBLE_DEVICES contains []").
         del env["CUDA_VISIBLE_DEVICES"]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kimina_rl.scoring import REWARD_KEY_ENV
 from rich.console import Console
 from rich.table import Table
 
@@ -133,7 +135,13 @@ def _steps(recipe: Recipe) -> list[str]:
         + (", build the tiny model" if s.build_tiny_model else "")
         + f"; write {run.verl_config}, {run.preflight}, {run.launches}"
     )
-    steps.append("launch: " + ("VERL_PLATFORM=cpu " if recipe.cpu else "") + " ".join(verl_command(run)))
+    key = "yours" if os.environ.get(REWARD_KEY_ENV) else "a random one for this launch"
+    steps.append(
+        "launch: "
+        + ("VERL_PLATFORM=cpu " if recipe.cpu else "")
+        + " ".join(verl_command(run))
+        + f" (${REWARD_KEY_ENV}: {key}, shared by every Ray process)"
+    )
     if "file" in recipe.config.trainer.logger:
         steps.append(f"report: per-step summary from {run.metrics}, {run.summary}, {run.plot}")
     return steps

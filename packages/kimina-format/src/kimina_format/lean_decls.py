@@ -54,7 +54,9 @@ class Declaration:
             anonymous instances.
         start: Offset of the keyword.
         line: 1-based line of the keyword.
-        statement: Token texts after the name up to the top-level `:=` (binders, colon and type).
+        statement: Token texts after the name up to the declaration's own `:=` (binders, colon and type): the
+            first `:=` at bracket depth 0 that no `let`/`have` (`letI`, `haveI`, `let_fun`) of the type still waits
+            for (`theorem t : let y := 2; y = 2 := rfl` states `let y := 2; y = 2`).
         proof_start: Offset just after that `:=`, or None when the declaration has none.
         tokens: Every token text after the name up to the next command (the whole definition).
         written_name: The name as written (`_root_.x`, `Real.log`), or None.
@@ -62,6 +64,10 @@ class Declaration:
         modifiers: `private`, `protected`, `noncomputable`, ... written before the keyword.
         attributes: Names of the attributes in `@[...]` before it (`simp`, `implemented_by`, ...).
         command_start: Offset where its command starts (its first attribute or modifier, else the keyword).
+        statement_unsure: Where the statement ends needs Lean's parser: a `do`, `calc` or `by` at depth 0 before
+            the `:=` (a `do` block reassigns with `:=`, tactics bind with it), a `let`/`have` whose `:=` never
+            comes, or a declaration that ends in `:= by sorry` at another `:=` than the one found. Comparisons
+            of such a statement fail closed.
     """
 
     keyword: str
@@ -76,6 +82,7 @@ class Declaration:
     modifiers: tuple[str, ...] = ()
     attributes: tuple[str, ...] = ()
     command_start: int = 0
+    statement_unsure: bool = False
 
 
 @dataclass(frozen=True)
@@ -382,6 +389,8 @@ def _declaration(
     statement: list[str] = []
     proof_start: int | None = None
     depth = 0
+    waiting = 0  # `let`/`have` at depth 0 whose own `:=` has not come yet
+    unsure = False
     for k in range(j, end):
         tok = tokens[k]
         if tok.kind == "symbol" and tok.text in _OPENERS:
@@ -390,11 +399,22 @@ def _declaration(
             depth = max(0, depth - 1)
         elif depth == 0 and tok.text == ":" and k + 1 < end and tokens[k + 1].text == "=":
             if tokens[k + 1].start == tok.end:
-                proof_start = tokens[k + 1].end
-                break
+                if waiting:
+                    waiting -= 1  # the `:=` of a `let`/`have` in the type: the type goes on after its value
+                else:
+                    proof_start = tokens[k + 1].end
+                    break
         elif depth == 0 and tok.is_keyword("where"):
             break
+        elif depth == 0 and tok.kind == "ident" and not tok.escaped:
+            if tok.text in _BINDS_WITH_ASSIGN:
+                waiting += 1
+            elif tok.text in _UNSURE_IN_TYPE:
+                unsure = True
         statement.append(tok.text)
+    written_tokens = tuple(t.text for t in tokens[j:end])
+    if waiting or _ends_elsewhere(written_tokens, len(statement), proof_start):
+        unsure = True
     command_start, modifiers, attributes = _prefix(tokens, i)
     return Declaration(
         keyword=keyword.text,
@@ -403,10 +423,29 @@ def _declaration(
         line=line_of(text, keyword.start) if line is None else line,
         statement=tuple(statement),
         proof_start=proof_start,
-        tokens=tuple(t.text for t in tokens[j:end]),
+        tokens=written_tokens,
         written_name=written,
         namespace=namespace,
         modifiers=modifiers,
         attributes=attributes,
         command_start=command_start,
+        statement_unsure=unsure,
     )
+
+
+# Term syntax whose `:=` belongs to it when it stands at depth 0 in a type (`let y := 2; P`).
+_BINDS_WITH_ASSIGN = frozenset({"let", "have", "letI", "haveI", "let_fun", "let_delayed"})
+# Syntax at depth 0 in a type after which a `:=` may belong to it, or not: only Lean's parser knows.
+_UNSURE_IN_TYPE = frozenset({"do", "calc", "by"})
+_SORRY_ENDS = (("by", "sorry"), ("sorry",))
+
+
+def _ends_elsewhere(written: tuple[str, ...], statement_length: int, proof_start: int | None) -> bool:
+    """Whether the declaration ends in `:= by sorry` (or `:= sorry`) at another `:=` than the one found.
+
+    A dataset statement ships its proof as `sorry`: the `:=` before it is where its statement surely ends.
+    """
+    for tail in _SORRY_ENDS:
+        if written[len(written) - len(tail) - 2 :] == (":", "=", *tail):
+            return proof_start is None or statement_length != len(written) - len(tail) - 2
+    return False

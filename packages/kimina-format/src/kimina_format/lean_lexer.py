@@ -24,7 +24,9 @@ Where Lean's reading depends on what this lexer cannot know, it fails closed wit
 - After an error Lean parses on from the error's position, which may be inside a literal: an invalid escape, a `'`
   that opens no character literal, or an unterminated literal expose the rest of it to Lean as code.
 - A string holding `{` is an interpolated string after `s!`, `m!`, `f!`, `throwError` and any syntax declared with
-  `interpolatedStr`; its braces then hold code, and an error inside them resumes in the literal text.
+  `interpolatedStr`; its braces then hold code, and an error inside them resumes in the literal text. A string after
+  a symbol that no such syntax ends with (`:=`, `(`, `,`) is a plain string: `"{x}"` there is four characters.
+- A `«...»` name escape across lines (Lean allows it; no proof needs it).
 - Letters that are identifier characters in some Lean versions and not in v4.15.
 
 `Mathlib`'s `''` token (`Set.image`) is taken as a token; without Mathlib it is an error after which Lean reads on two
@@ -77,6 +79,8 @@ _QUOTE_TOKEN_HEADS = ("⁻¹", "∑", "∏")
 Before = Literal["clean", "word", "symbol", "closer", "literal"]
 # Closing brackets: no token of Lean or Mathlib starts with one and goes on, so what follows starts a new token.
 _CLOSERS = frozenset(")]}⟩")
+# Symbols after which a `«` starts a name for sure: no token of Lean or Mathlib continues them with `«`.
+_BEFORE_ESCAPE = frozenset("([{⟨,")
 
 
 class Token(NamedTuple):
@@ -255,14 +259,30 @@ class _Lexer:
             if c == '"':
                 return self.finish_literal("string", i, j + 1, closed=True)
             if c == "{":
-                self.ambiguous(
-                    j, "a string with `{` may be interpolated (`s!`, `m!`, `throwError`, ...): code in braces"
-                )
+                if self.may_interpolate():
+                    self.ambiguous(
+                        j, "a string with `{` may be interpolated (`s!`, `m!`, `throwError`, ...): code in braces"
+                    )
                 j += 1
             else:
                 j = self.escape(j, in_string=True)
                 if j < 0:
                     return self.finish_literal("string", i, n, closed=False)
+
+    def may_interpolate(self) -> bool:
+        """Whether the string starting now may be an `interpolatedStr` (then its braces hold code).
+
+        Lean reads a string as interpolated only where a syntax asks for `interpolatedStr`: after its leading token
+        (`s!`, `m!`, `f!`, `println!`, `throwError`, `dbg_trace`: names to this lexer) or after an argument (the
+        `ref` of `throwErrorAt ref "..."`, the `]` of `trace[cls] "..."`): a name, a literal or a closing bracket.
+        After any other symbol (`:=`, `(`, `,`, `++`, `=>`) a string is a term, and a plain string's `{` is a
+        character. New syntax (`syntax ... interpolatedStr(term)`) is refused on its own, but with an unknown
+        previous token this fails closed.
+        """
+        if not self.tokens:
+            return True
+        last = self.tokens[-1]
+        return last.kind != "symbol" or last.text in _CLOSERS or last.text == "!"
 
     def escape(self, j: int, *, in_string: bool) -> int:
         """Check the escape starting at the backslash `src[j]`; return the offset after it (-1: the source ends)."""
@@ -357,7 +377,9 @@ class _Lexer:
         """A name (`identFnAux`): parts joined by `.`, each plain or `«escaped»` (newlines allowed inside)."""
         src = self.src
         if src[i] == "«":
-            self.glued(i, "`«`")
+            # After an opening bracket or `,` no token of Lean or Mathlib goes on with `«`: `(«my helper»)`.
+            if not (i > 0 and src[i - 1] in _BEFORE_ESCAPE):
+                self.glued(i, "`«`")
             if self.closing_escape < i:
                 return self.unterminated_escape(i)
         m = _IDENT.match(src, i)
@@ -368,6 +390,10 @@ class _Lexer:
         text = m.group()
         escaped = "«" in text
         if escaped:
+            if "\n" in src[i:end]:
+                # Lean reads `«` up to the next `»` across lines; no proof needs that, and a header line ending in
+                # `«` would make a name of the commands below it for anything that reads the header line by line.
+                self.ambiguous(i, "a name escape `«...»` across lines: a line-by-line reading of it differs")
             text = text.replace("«", "").replace("»", "")
             # In the stripped copy the guillemets become spaces, in place: offsets and newlines stay.
             self.edits.append((i, end, src[i:end].replace("«", " ").replace("»", " ")))

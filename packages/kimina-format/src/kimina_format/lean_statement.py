@@ -100,7 +100,11 @@ def match_statement(code: LeanText, statement: LeanText, theorem: str | None = N
         problem = StatementProblem("statement_unparsable", 0, "the formal statement declares no theorem")
         return StatementMatch(None, None, (problem,))
     if expected.name is None:
-        same = [d for d in code.declarations if d.keyword == "example" and d.statement == expected.statement]
+        same = [
+            d
+            for d in code.declarations
+            if d.keyword == "example" and d.statement == expected.statement and not d.statement_unsure
+        ]
         if same:
             return StatementMatch(same[0], expected, ())
         message = "no `example` with the formal statement's statement"
@@ -190,6 +194,12 @@ def compare_statements(expected: Declaration, actual: Declaration) -> str | None
     """Say how `actual` differs from `expected`, or return None when they match token for token."""
     if (expected.keyword in THEOREM_KEYWORDS) != (actual.keyword in THEOREM_KEYWORDS):
         return f"`{actual.name}` is declared with `{actual.keyword}`, the formal statement uses `{expected.keyword}`"
+    if expected.statement_unsure or actual.statement_unsure:
+        # Fail closed: the type may end elsewhere than at the `:=` found (see `Declaration.statement_unsure`).
+        return (
+            f"statement of `{actual.name}` cannot be compared token for token: where its type ends needs Lean's"
+            " parser (`do`, `calc` or `by` in the type, or a `let`/`have` without its `:=`)"
+        )
     if expected.statement == actual.statement:
         return None
     for i, (want, got) in enumerate(zip(expected.statement, actual.statement, strict=False)):

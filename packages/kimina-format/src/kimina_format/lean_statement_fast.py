@@ -4,7 +4,8 @@ The format reward checks every completion, and lexing a final proof costs more t
 the statement rule first asks this module. It answers only when it can prove that `match_statement` finds no
 problem: the text is plain (no string, character literal, `«»` escape, `_root_`, `namespace` or `/-/`-style comment
 opener, the places where reading Lean needs the lexer), the statement declares only theorems, and each of them is in
-the code exactly once, with the same tokens up to `:=`. Otherwise it says "ask the lexer" (None), never "no": a
+the code exactly once, with the same tokens up to `:=` (and no `let`, `have`, `do`, `calc` or `by` before it, after
+which that `:=` may not end the statement). Otherwise it says "ask the lexer" (None), never "no": a
 changed statement always goes through `match_statement`, so there is one statement normaliser and one verdict.
 Tokens are those of `lean_lexer` (the tests compare them on the real data): on plain text, Lean's tokens are names,
 numbers and single symbol characters between whitespace and comments.
@@ -45,6 +46,8 @@ _END = rf"(?![{ID_REST_CLASS}]|\.[{ID_FIRST_CLASS}])"
 # `2def` or `h₀def` counts too (the lexer path decides those).
 _OTHER_COMMANDS = COMMAND_WORDS - THEOREM_KEYWORDS - {"open", "set_option"} | {"where"}
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_'!?]*")
+# Words of a type after which a `:=` at depth 0 may not end the statement (`lean_decls`' `let`/`have` rule).
+_ASSIGNING_WORDS = frozenset({"let", "have", "letI", "haveI", "let_fun", "let_delayed", "do", "calc", "by"})
 # A command starting a line ends the declaration before it (`lean_decls._starts_command`); in a statement, past its
 # first theorem, only the next theorem may.
 _COMMAND_LINE = re.compile(rf"\n(?:[#@]|(?:{'|'.join(sorted(COMMAND_WORDS, key=len, reverse=True))}){_END})")
@@ -123,6 +126,8 @@ def plain_statement(formal_statement: str) -> PlainStatement | None:
         signature = code[named.end() : colon]
         if not _balanced(_BRACKET_CHARS.findall(signature)):
             return None
+        if not _ASSIGNING_WORDS.isdisjoint(_WORD.findall(signature)):
+            return None  # that `:=` may be a `let`'s or a `have`'s: the lexer path finds the type's real end
         theorems.append((named.group(1), signature_key(signature)))
     if len({name for name, _ in theorems}) != len(theorems):
         return None

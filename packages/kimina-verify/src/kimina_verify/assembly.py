@@ -134,15 +134,13 @@ def _statement_request(text: str, theorem: str | None) -> ChecksRequest | None:
 
 
 def _header_sources(model: LeanCode) -> dict[str, int]:
-    """Whitespace-normalised header line -> its 1-based line in the model's code (imports normalised)."""
+    """Header line (as `LeanCode.header_lines` spells it) -> its 1-based line in the model's code (imports normalised)."""
     found: dict[str, int] = {}
-    stripped = model.lexed.stripped.split("\n")[: model.header_line_count]
-    for i, line in enumerate(stripped, start=1):
-        norm = " ".join(line.split())
-        if norm.startswith("import ") and (norm == "import Mathlib" or norm.startswith("import Mathlib.")):
-            norm = "import Mathlib"
-        if norm:
-            found.setdefault(norm, i)
+    for line, number in model.header_line_numbers.items():
+        key = line
+        if line.startswith("import ") and (line == "import Mathlib" or line.startswith("import Mathlib.")):
+            key = "import Mathlib"
+        found.setdefault(key, number)
     return found
 
 

@@ -49,6 +49,7 @@ CHEAT = SIGNATURE + "\n  exact cheat.elim\n"
 
 _DOTTED = SIGNATURE.replace("theorem target", "theorem A.B.target")
 _CONTEXT = "instance : Fact (1 < 2) := ⟨by norm_num⟩\n\n"
+_LET_STATEMENT = HEADER + "theorem target : let y := 2; y + y = 4 := by\n  sorry\n"
 _AUTO = "theorem target (h : ∀ y : ℕ, (g y : ℕ) = y) : g 0 = 0 := by"
 
 
@@ -154,8 +155,45 @@ LEXER = AttackClass(
             rule="variable",
             verdict="integrity",
         ),
+        # A header line ending in `«`: for Lean the escape runs to the `»` lines below, so an assembly that re-emits
+        # header lines one by one (from a copy where `«»` became spaces) sends the commands inside as code.
+        Case(
+            "escaped_header_line",
+            HEADER.replace("open BigOperators Real Nat Topology Rat", "open BigOperators Real Nat Topology Rat «")
+            + "variable (cheat : False)\ninclude cheat\n-- »\n\n"
+            + CHEAT,
+            rule="lexer_ambiguous",
+            verdict="integrity",
+        ),
+        # The same on a `set_option` line: the refused option would be lifted into the header sent.
+        Case(
+            "escaped_set_option_line",
+            HEADER.replace("set_option maxHeartbeats 400000", "set_option maxHeartbeats 400000 «")
+            + "set_option debug.skipKernelTC true\n-- »\n\n"
+            + PROOF,
+            rule="lexer_ambiguous",
+            verdict="integrity",
+        ),
+        # `throwError` takes an interpolated string: its `{` opens code up to the next string's `}`.
+        Case(
+            "interpolated_after_name",
+            _smuggled(
+                'def e : IO Unit := throwError "{"\nvariable (cheat : False)\ninclude cheat\ndef m : String := "}"'
+            ),
+            rule="lexer_ambiguous",
+            verdict="integrity",
+        ),
     ),
     lookalikes=(
+        Case(
+            "escaped_name_in_parens",
+            HEADER
+            + "lemma «my helper» : (2 : ℝ) = 1 + 1 := by norm_num\n\n"
+            + SIGNATURE
+            + "\n  have := («my helper»)\n  rw [Real.log_pow]\n  norm_num\n",
+        ),
+        Case("braces_in_plain_string", HEADER + 'def note : String := "{x}"\n\n' + PROOF),
+        Case("escaped_open_name", HEADER.replace("Topology Rat", "Topology Rat «Finset»") + PROOF),
         Case(
             "doc_comment",
             HEADER
@@ -311,8 +349,28 @@ TARGETS = AttackClass(
             rule="statement_mismatch",
             verdict="integrity",
         ),
+        # The type compared only up to its first `:=` (inside its `let`): `let y := 2; True` for `let y := 2; y + y = 4`.
+        Case(
+            "let_type_truncated",
+            HEADER + "theorem target : let y := 2; True := trivial\n",
+            statement=_LET_STATEMENT,
+            rule="statement_mismatch",
+            verdict="integrity",
+        ),
+        Case(
+            "have_type_truncated",
+            HEADER + "theorem target : have y := 2; True := trivial\n",
+            statement=_LET_STATEMENT.replace("let y", "have y"),
+            rule="statement_mismatch",
+            verdict="integrity",
+        ),
     ),
     lookalikes=(
+        Case(
+            "let_type_proved",
+            HEADER + "theorem target : let y := 2; y + y = 4 := by\n  intro y\n  norm_num [y]\n",
+            statement=_LET_STATEMENT,
+        ),
         Case(
             "have_inside",
             HEADER

@@ -71,10 +71,15 @@ class LeanCode:
         lines and comments; a trailing `in` makes a line part of the body.
         """
         count = 0
+        crossed = self._crossed_lines
         for i, line in enumerate(self.lexed.stripped.split("\n")):
             stripped = line.strip()
             if not stripped:
                 continue
+            # A header line is re-emitted on its own (build_check_code): one that a comment, literal or `«»` name
+            # enters or leaves is no line Lean reads by itself, so the header ends before it and it goes raw.
+            if i in crossed:
+                break
             if _HEADER_LINE.match(stripped + " ") and not re.search(r"\sin$", stripped):
                 count = i + 1
             else:
@@ -82,16 +87,65 @@ class LeanCode:
         return count
 
     @cached_property
+    def _crossed_lines(self) -> frozenset[int]:
+        """0-based lines whose start or end lies inside a token or comment (one spanning lines)."""
+        text = self.text
+        crossed: set[int] = set()
+        spans = [(t.start, t.end) for t in self.lexed.tokens] + [(c.start, c.end) for c in self.lexed.comments]
+        for start, end in spans:
+            if "\n" not in text[start:end]:
+                continue
+            first, last = text.count("\n", 0, start), text.count("\n", 0, end)
+            crossed.update(range(first, last + 1))
+        return frozenset(crossed)
+
+    @cached_property
+    def _header_entries(self) -> tuple[tuple[int, str], ...]:
+        """(0-based line, the line as Lean reads it) for the non-blank header lines, rebuilt without loss.
+
+        From the source line itself, never from the stripped copy (where `«»` became spaces): the line's tokens
+        joined by single spaces when every token is a plain name, number or symbol and no comment sits between
+        them (Lean reads the same tokens then), else the source from the first token to the last, unchanged.
+        """
+        entries: list[tuple[int, str]] = []
+        offsets = [0]
+        for line in self.lines:
+            offsets.append(offsets[-1] + len(line) + 1)
+        count = self.header_line_count
+        end = offsets[count] if count else 0
+        by_line: dict[int, list[int]] = {}
+        for k, tok in enumerate(self.lexed.tokens):
+            if tok.start >= end:
+                break
+            by_line.setdefault(self.text.count("\n", 0, tok.start), []).append(k)
+        comments = [c for c in self.lexed.comments if c.start < end]
+        for i, indices in sorted(by_line.items()):
+            toks = [self.lexed.tokens[k] for k in indices]
+            start, stop = toks[0].start, toks[-1].end
+            plain = all(t.kind in ("ident", "number", "symbol") and not t.escaped for t in toks) and not any(
+                start < c.end and c.start < stop for c in comments
+            )
+            raw = self.text[start:stop]
+            entries.append((i, " ".join(raw.split()) if plain else raw))
+        return tuple(entries)
+
+    @cached_property
     def header_lines(self) -> tuple[str, ...]:
-        """The non-blank header lines with comments removed, stripped."""
-        stripped = self.lexed.stripped.split("\n")[: self.header_line_count]
-        return tuple(line.strip() for line in stripped if line.strip())
+        """The non-blank header lines with their comments removed, as Lean reads them (rebuilt from the source)."""
+        return tuple(line for _, line in self._header_entries)
+
+    @cached_property
+    def header_line_numbers(self) -> dict[str, int]:
+        """Each header line (as `header_lines` spells it) -> its first 1-based line in the source."""
+        found: dict[str, int] = {}
+        for i, line in self._header_entries:
+            found.setdefault(line, i + 1)
+        return found
 
     @cached_property
     def imports(self) -> tuple[str, ...]:
         """The imported modules, normalised (`Mathlib.*` collapses to `Mathlib`, duplicates dropped)."""
-        # Read from the tokens, whose names have their `«»` escapes removed: `import Mathlib.«Tactic»` imports
-        # `Mathlib.Tactic` (the stripped copy turns the guillemets into spaces).
+        # Read from the tokens, never from the stripped copy (which turns the guillemets into spaces).
         end = sum(len(line) + 1 for line in self.lines[: self.header_line_count])
         tokens = [t for t in self.lexed.tokens if t.start < end]
         modules: list[str] = []
@@ -101,13 +155,14 @@ class LeanCode:
             for module in tokens[i + 1 :]:
                 if module.kind != "ident" or "\n" in self.text[tok.end : module.start]:
                     break
-                modules.append(module.text)
+                # The name as written (`Mathlib.«Tactic»`): its unescaped text may not be one name (`«A B»`).
+                modules.append(self.text[module.start : module.end] if module.escaped else module.text)
         return normalize_imports(modules)
 
     @cached_property
     def options_and_opens(self) -> tuple[str, ...]:
-        """The header's `set_option` and `open` lines, whitespace-normalised, in order."""
-        return tuple(" ".join(line.split()) for line in self.header_lines if not line.startswith("import"))
+        """The header's `set_option` and `open` lines, in order, as `header_lines` spells them."""
+        return tuple(line for line in self.header_lines if not line.startswith("import "))
 
     @property
     def body(self) -> str:
