@@ -107,7 +107,7 @@ def _paragraph_repeats(keys: bytes, min_chars: int) -> int:
     A paragraph of many short lines, looped, repeats no long line: counted by paragraphs, it is one key repeated.
     Only the distinct paragraphs that repeat are looked at in Python (a few hundred at most).
     """
-    counts = Counter(keys.split(b"\n\n"))
+    counts = Counter(keys.strip(b"\n").split(b"\n\n"))  # stripped: the first paragraph is like the others
     return max((n for paragraph, n in counts.items() if n > 1 and len(paragraph) >= min_chars), default=1)
 
 
