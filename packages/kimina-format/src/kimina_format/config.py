@@ -59,7 +59,7 @@ class FormatConfig:
             blocks also use.
         max_summary_chars: Most characters (stripped) between `</think>` and the final Lean block.
         max_summary_line_repeats: Most times one non-blank line may occur in that summary.
-        max_summary_boxed: Most `\\boxed` answers in that summary.
+        max_summary_boxed: Most boxed answers (LaTeX `boxed` commands) in that summary.
         max_trailing_whitespace: Most whitespace characters after the final Lean block.
         max_space_run: Most spaces (or tabs) in a row anywhere in the completion.
         max_blank_lines: Most blank lines in a row anywhere in the completion.

@@ -77,7 +77,7 @@ class FormatMetrics:
         paragraph_repeats: Occurrences of the most repeated paragraph of the thinking: a prose paragraph (by its
             keys, at least `repetition_min_chars` bytes) or a fenced block of at least 20 characters.
         summary_line_repeats: Occurrences of the most repeated non-blank line of the summary.
-        summary_boxed: `\\boxed` answers in the summary.
+        summary_boxed: Boxed answers (LaTeX `boxed` commands) in the summary.
         junk_lines: Prose lines after the first that are not words (see `FormatConfig.max_junk_lines`).
         short_line_repeats: Occurrences of the most repeated short non-blank prose line, when the prose has more
             short lines than `max_short_line_repeats` (0 otherwise).
