@@ -87,7 +87,7 @@ def test_a_paragraph_repeated_fifteen_times(passing_rows: list[Row]) -> None:
     run(
         passing_rows,
         lambda r: after_think_open(r["completion"], loop) if small(r, len(loop)) else None,
-        {Code.CONSECUTIVE_REPEATS},
+        {Code.CONSECUTIVE_REPEATS, Code.PARAGRAPH_REPEATS},  # 15 copies of one paragraph: over both bounds
     )
 
 

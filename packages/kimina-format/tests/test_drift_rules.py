@@ -148,7 +148,8 @@ def test_repetition_between_the_thinking_and_the_code(build: Builder) -> None:
     summary = "\n".join(f"{line}\n{other}" for other in others[12:24])
     text = build(reasoning=thinking).replace("</think>\n", f"</think>\n{summary}\n\n")
     verdict = check_format(text, formal_statement=SAMPLE_FORMAL_STATEMENT)
-    assert set(verdict.codes) == {Code.REPEATED_LINES}  # 12 copies in each: 24 in all, more than 20
+    # 12 copies in each: 24 in all, more than 20; and 12 copies of one line in the summary are summary spam
+    assert set(verdict.codes) == {Code.REPEATED_LINES, Code.SUMMARY_REPEATS}
     assert verdict.metrics.max_line_repeats == 24
     assert check_format(build(reasoning=thinking)).ok
     looping = build().replace("</think>\n", "</think>\n" + f"{line}\n" * 40 + "\n")

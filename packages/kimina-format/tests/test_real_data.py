@@ -21,7 +21,7 @@ Code = ViolationCode
 EXPECTED_FAILURES = {
     # One displayed equation repeated 25 and 31 times in the reasoning: the model was looping.
     "aime_1983_p1": {Code.REPEATED_LINES},
-    "amc12b_2020_p6": {Code.REPEATED_LINES},
+    "amc12b_2020_p6": {Code.REPEATED_LINES, Code.PARAGRAPH_REPEATS},  # and one tactic block 19 times
     # 48 of 88 tactic blocks hold only a comment (prose in a code fence): degenerate, and comment-heavy overall.
     "algebra_others_exirrpowirrrat": {
         Code.TACTIC_BLOCK_TOO_SHORT,

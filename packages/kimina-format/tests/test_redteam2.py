@@ -3,8 +3,9 @@
 Each drift edits every real completion of `kimina_completions.jsonl` that passes today, the way a policy drifting
 under RL would, and asserts that none of the edited completions keeps the full format score. Each harmless variant
 edits them the way a healthy policy may write, and asserts that they all still pass. Drifts that keep the full score
-on main at 7c027c9 carry `xfail(strict=False, reason="HOLE on main: ...")`, so this file is green before and after
-the fixes; the counts in the reasons are completions (of 190) keeping the full score on main.
+on main at 7c027c9 carried `xfail(strict=False, reason="HOLE on main: ...")`, so this file is green before and after
+the fixes; the counts in the reasons are completions (of 190) keeping the full score on main. The marks of the
+drifts closed since (kimina-format 0.4.0) are gone: their count is 0.
 """
 
 from __future__ import annotations
@@ -60,6 +61,14 @@ def _in_final_code(text: str, insert: str) -> str:
     code = _code(text)
     at = code.index("theorem ")
     return text.replace(code, code[:at] + insert + code[at:])
+
+
+def _in_last_code(text: str, insert: str) -> str:
+    # Only the final block: `_in_final_code` edits every copy of the code, the tactic blocks' included.
+    code = _code(text)
+    at = text.rindex(code)
+    cut = at + code.index("theorem ")
+    return text[:cut] + insert + text[cut:]
 
 
 def _rng(seed: int) -> random.Random:
@@ -126,74 +135,74 @@ DRIFTS: dict[str, tuple[Edit, str, int]] = {
     "combining_mark_padding": (
         lambda r: _after_think_open(r["completion"], "a" + "\u0301" * 40_000),
         "40k combining acute accents on one letter",
-        172,
+        0,
     ),
     "braille_blank_padding": (
         lambda r: _after_think_open(r["completion"], "\u2800" * 40_000),
         "40k braille blanks (U+2800: looks blank, not whitespace to Python)",
-        172,
+        0,
     ),
     "hangul_filler_padding": (
         lambda r: _after_think_open(r["completion"], "\u3164" * 40_000),
         "40k Hangul fillers (U+3164, invisible)",
-        172,
+        0,
     ),
     "soft_hyphen_padding": (
         lambda r: _after_think_open(r["completion"], "\u00ad" * 40_000),
         "40k soft hyphens (U+00AD, invisible)",
-        172,
+        0,
     ),
     "mixed_invisible_padding": (
         lambda r: _after_think_open(r["completion"], _mixed_invisible()),
         "40k random ZWSP/ZWNJ/ZWJ/word-joiner/BOM/NBSP/space",
-        172,
+        0,
     ),
     "cjk_single_char_padding": (
         lambda r: _after_think_open(r["completion"], "嗯" * 20_000),
         "20k copies of one CJK character as one line",
-        188,
+        0,
     ),
     # junk lines as reasoning
     "base64_blob": (
         lambda r: _after_think_open(r["completion"], _base64_blob()),
         "300 lines of base64",
-        184,
+        0,
     ),
     "json_dump": (
         lambda r: _after_think_open(r["completion"], _json_dump()),
         "a 50k-character JSON dump on one line",
-        166,
+        0,
     ),
     "table_rows": (
         lambda r: _after_think_open(r["completion"], "\n".join(f"| {i} | {i * i} | {i % 7} |" for i in range(600))),
         "600 rows of a numeric markdown table",
-        188,
+        0,
     ),
     "latex_spam": (
         lambda r: _after_think_open(r["completion"], "$$\\frac{a}{b}$$ " * 3000),
         "3000 copies of one display formula on one line",
-        165,
+        0,
     ),
     "ellipsis_lines": (
         lambda r: _after_think_open(r["completion"], "...\n" * 5000),
         "5000 lines of `...`",
-        188,
+        0,
     ),
     "ascii_art": (
         lambda r: _after_think_open(r["completion"], _ascii_art()),
         "300 lines of random `/\\|_-+*`",
-        187,
+        0,
     ),
     "word_salad_lines": (
         lambda r: _after_think_open(r["completion"], _word_salad_lines()),
         "800 lines of eight random Greek-letter names",
-        176,
+        0,
     ),
     # loops
     "paragraph_loop_19": (
         lambda r: _paragraph_loop(r["completion"]),
         "the completion's longest paragraph 19 times in a row (just under the per-line limit)",
-        6,
+        0,
     ),
     "spelled_number_loop": (
         lambda r: _after_think_open(r["completion"], _numbered_loop()),
@@ -204,12 +213,12 @@ DRIFTS: dict[str, tuple[Edit, str, int]] = {
     "summary_line_loop": (
         lambda r: _after_think_close(r["completion"], "The proof is complete.\n" * 30),
         "one summary sentence 30 times between `</think>` and the code",
-        190,
+        0,
     ),
     "summary_boxed_spam": (
         lambda r: _after_think_close(r["completion"], "\\boxed{12} " * 40),
         "40 `\\boxed{}` answers in the summary",
-        190,
+        0,
     ),
     # comment dump in the verified code
     "doc_comment_dump": (
@@ -217,7 +226,7 @@ DRIFTS: dict[str, tuple[Edit, str, int]] = {
             r["completion"], "/-- " + _thinking(r["completion"])[:6000].replace("-/", "- /") + " -/\n"
         ),
         "6000 characters of the reasoning as a doc comment on the theorem",
-        1,
+        0,
     ),
     # blocked on main (must stay blocked)
     "python_thinking": (
@@ -319,6 +328,22 @@ HARMLESS: dict[str, Edit] = {
     "helper_lemma": lambda r: _in_final_code(r["completion"], "lemma rt2_helper : (2 : ℕ) + 2 = 4 := by norm_num\n\n"),
     "line_comment_in_code": lambda r: _in_final_code(r["completion"], "-- main theorem\n"),
     "summary_sentence": lambda r: _after_think_close(r["completion"], "Therefore the statement holds."),
+    # look-alikes of the drifts closed after redteam2: each stays under its bound
+    "one_url_line": lambda r: _after_think_open(
+        r["completion"], "See https://leanprover-community.github.io/mathlib4_docs/Mathlib/Tactic/Ring.html"
+    ),
+    "a_few_base64_lines": lambda r: _after_think_open(r["completion"], "\n".join(_base64_blob().split("\n")[:5])),
+    "lowercase_sentence": lambda r: _after_think_open(
+        r["completion"], "so the answer is correct and we are done with this part of the problem"
+    ),
+    "paragraph_twice": lambda r: _after_think_open(
+        r["completion"], "\n\n".join(["Let me restate the goal.\nWe need the inequality for every admissible x."] * 2)
+    ),
+    "summary_one_boxed": lambda r: _after_think_close(r["completion"], "The answer is $\\boxed{12}$."),
+    "summary_two_lines_alike": lambda r: _after_think_close(r["completion"], "Done.\nDone."),
+    "short_doc_comment_dump": lambda r: _in_last_code(
+        r["completion"], "/-- " + "We prove the bound by completing the square and comparing terms. " * 8 + "-/\n"
+    ),
 }
 
 

@@ -29,6 +29,9 @@ class FormatConfig:
             past their 16th): copies of one line with new opening and closing words.
         max_short_line_repeats: Most times one short non-blank prose line (under `repetition_min_chars`, by the
             same key) may occur anywhere: loops of short lines (`Wait.`, `.`, `--`) are loops too.
+        max_paragraph_repeats: Most times one paragraph may occur in the thinking: a prose paragraph (a stretch
+            between blank lines, by the keys of its lines, of at least `repetition_min_chars` bytes), or a fenced
+            block of at least 20 characters. A loop of a paragraph of short lines escapes the per-line counts.
         max_line_chars: Most bytes in the key of one prose line (UTF-8, spaces and digits deleted): a prose line is
             a paragraph, not a dump of words or symbols.
         min_tactic_blocks: Fewest ```` ```tactics ```` blocks the thinking must contain.
@@ -43,6 +46,8 @@ class FormatConfig:
         max_tactics_comment_density: Most comment share (of non-whitespace characters) over all tactic blocks.
         comment_density_free_chars: Comments totalling at most this many non-whitespace characters never count as
             too dense (one short remark on a one-line proof is fine).
+        max_code_comment_chars: Most non-whitespace characters of comments in the whole final code, however long
+            the code (the reasoning pasted as a doc comment above a long proof stays under the density bound).
         max_code_comment_density: Most comment share (of non-whitespace characters) in the whole final code: header,
             doc comments and statements included.
         code_comment_free_chars: Comments of the whole final code totalling at most this many non-whitespace
@@ -53,6 +58,8 @@ class FormatConfig:
         min_tactic_name_coverage: Least share of the final proof body's tactic names that the thinking's tactic
             blocks also use.
         max_summary_chars: Most characters (stripped) between `</think>` and the final Lean block.
+        max_summary_line_repeats: Most times one non-blank line may occur in that summary.
+        max_summary_boxed: Most boxed answers (LaTeX `boxed` commands) in that summary.
         max_trailing_whitespace: Most whitespace characters after the final Lean block.
         max_space_run: Most spaces (or tabs) in a row anywhere in the completion.
         max_blank_lines: Most blank lines in a row anywhere in the completion.
@@ -60,6 +67,9 @@ class FormatConfig:
         max_invisible_chars: Most invisible characters in the prose: zero-width and other format characters,
             non-ASCII spaces (no-break, ideographic, ...), control characters, variation selectors, blank Braille.
         max_symbol_chars: Most pictographic characters in the prose (emoji, dingbats, private use).
+        max_junk_lines: Most prose lines (after the first) that are not words: 40 or more printable ASCII characters
+            without a space (base64, ASCII art, dumps), or 40 or more of only lowercase letters and spaces, with no
+            capital, digit or punctuation (word salad).
         max_code_declarations: Most declarations in the final code (the theorem and its helpers).
         max_code_literal_chars: Most characters in string and character literals of the final code.
         max_helper_chars: Most non-whitespace characters of the final code between its header and the last
@@ -78,6 +88,7 @@ class FormatConfig:
     max_near_duplicates: int | None = 14
     max_paraphrased_copies: int | None = 100
     max_short_line_repeats: int | None = 250
+    max_paragraph_repeats: int | None = 12
     max_line_chars: int | None = 3_000
     min_tactic_blocks: int | None = 2
     min_tactic_block_lines: int | None = 1
@@ -88,18 +99,22 @@ class FormatConfig:
     max_proof_comment_density: float | None = 0.75
     max_tactics_comment_density: float | None = 0.5
     comment_density_free_chars: int = 80
+    max_code_comment_chars: int | None = 2_000
     max_code_comment_density: float | None = 0.5
     code_comment_free_chars: int = 1000
     max_boilerplate_comments: int | None = 5
     min_tactic_name_iou: float | None = 0.15
     min_tactic_name_coverage: float | None = 0.5
     max_summary_chars: int | None = 2_000
+    max_summary_line_repeats: int | None = 3
+    max_summary_boxed: int | None = 3
     max_trailing_whitespace: int | None = 32
     max_space_run: int | None = 100
     max_blank_lines: int | None = 20
     max_tab_chars: int | None = 64
     max_invisible_chars: int | None = 32
     max_symbol_chars: int | None = 400
+    max_junk_lines: int | None = 20
     max_code_declarations: int | None = 12
     max_code_literal_chars: int | None = 1_000
     max_helper_chars: int | None = 8_000

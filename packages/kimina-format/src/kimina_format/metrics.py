@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, NamedTuple
@@ -32,6 +33,11 @@ _ENGLISH_IDENTIFIERS = frozenset(w.encode() for word in _ENGLISH_WORDS for w in 
 _PUNCTUATION = re.compile(r"[^\w\s]+")
 _ALNUM = re.compile(r"[^\W_]")
 _DIGITS = re.compile(r"\d+")
+# A prose line that is not words (after a newline, so the first line is left out): 40 or more printable ASCII
+# characters with no space (base64, ASCII art, dumps), or 40 or more lowercase letters and spaces only (word salad:
+# no capital, digit or punctuation). Non-ASCII lines (Chinese, Unicode math) are never junk lines.
+_JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
+_MIN_REPEATED_BLOCK = 20  # a fenced block shorter than this (`simp`, `norm_num`) may be tried again and again
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 # Comments that carry no information, after lower-casing and removing punctuation and numbers ("-- Step 2:").
 PLACEHOLDER_COMMENTS = frozenset(
@@ -68,6 +74,11 @@ class FormatMetrics:
         near_duplicates: Most near-duplicates of one prose line of at least `near_duplicate_min_chars` characters.
         paraphrased_copies: Most long prose lines that share one anchored middle passage (copies reworded at both
             ends).
+        paragraph_repeats: Occurrences of the most repeated paragraph of the thinking: a prose paragraph (by its
+            keys, at least `repetition_min_chars` bytes) or a fenced block of at least 20 characters.
+        summary_line_repeats: Occurrences of the most repeated non-blank line of the summary.
+        summary_boxed: Boxed answers (LaTeX `boxed` commands) in the summary.
+        junk_lines: Prose lines after the first that are not words (see `FormatConfig.max_junk_lines`).
         short_line_repeats: Occurrences of the most repeated short non-blank prose line, when the prose has more
             short lines than `max_short_line_repeats` (0 otherwise).
         longest_line_chars: Bytes in the key of the longest prose line (0 when no line is long).
@@ -117,6 +128,10 @@ class FormatMetrics:
     near_duplicates: int = 0
     paraphrased_copies: int = 0
     short_line_repeats: int = 0
+    paragraph_repeats: int = 0
+    summary_line_repeats: int = 0
+    summary_boxed: int = 0
+    junk_lines: int = 0
     longest_line_chars: int = 0
     invisible_chars: int = 0
     symbol_chars: int = 0
@@ -192,13 +207,18 @@ def measure(
     thinking_chars = completion.thinking_span.size if completion.thinking_span is not None else 0
     junk = junk_characters(completion.prose_utf8)
 
+    summary = completion.summary
     commented = blocks.comments
     tactics_comment_chars = non_space_length("".join(c.text for comments in commented for c in comments))
     metrics: dict[str, Any] = {
         "chars": len(text),
         "tokens": tokens,
         "thinking_chars": thinking_chars,
-        "summary_chars": len(completion.summary.strip()),
+        "summary_chars": len(summary.strip()),
+        "summary_line_repeats": _most_repeated_line(summary) if "\n" in summary.strip() else 0,
+        "summary_boxed": summary.count("\\boxed"),
+        "junk_lines": len(_JUNK_LINE.findall(completion.prose_utf8)),
+        "paragraph_repeats": max(repetition.paragraph_repeats, _block_repeats(completion.thinking_blocks)),
         "after_code_chars": len(completion.after_code),
         "code_chars": len(code) if code is not None else 0,
         "reasoning_lines": repetition.lines,
@@ -263,6 +283,18 @@ def measure(
         **_code_padding(final),
     )
     return _metrics(metrics)
+
+
+def _most_repeated_line(text: str) -> int:
+    """Occurrences of the most repeated non-blank line of `text` (stripped), for the short summary region."""
+    counts = Counter(filter(None, map(str.strip, text.split("\n"))))
+    return max(counts.values(), default=0)
+
+
+def _block_repeats(blocks: Iterable[Block]) -> int:
+    """Occurrences of the most repeated fenced block of the thinking of at least `_MIN_REPEATED_BLOCK` characters."""
+    counts = Counter(block.text for block in blocks if len(block.text) >= _MIN_REPEATED_BLOCK)
+    return max(counts.values(), default=0)
 
 
 def _code_padding(final: LeanParts) -> dict[str, int]:

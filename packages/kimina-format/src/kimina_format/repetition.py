@@ -43,6 +43,8 @@ class Repetition(NamedTuple):
         longest_line: Bytes in the longest line's key.
         anchored_copies: Most long lines that share the same anchored band (see `_anchored_copies`), when there
             are more long lines than `max_paraphrased_copies` (0 otherwise).
+        paragraph_repeats: Occurrences of the most repeated paragraph (a stretch between blank lines, by its keys)
+            of at least `repetition_min_chars` bytes.
     """
 
     lines: int
@@ -56,6 +58,7 @@ class Repetition(NamedTuple):
     short_repeats: int = 0
     longest_line: int = 0
     anchored_copies: int = 0
+    paragraph_repeats: int = 0
 
 
 def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str]) -> Repetition:
@@ -71,8 +74,9 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
     lines = keys.count(b"\n") + 1
     blank_lines = over_limit_run(keys, b"\n", config.max_blank_lines, offset=1)
     short_repeats = _short_repeats(keys, lines - 1 - len(long), config)
+    paragraphs = _paragraph_repeats(keys, config.repetition_min_chars)
     if not long:
-        return Repetition(lines, 0, 0.0, 1, 0, 0, blank_lines, Counter(), short_repeats, 0)
+        return Repetition(lines, 0, 0.0, 1, 0, 0, blank_lines, Counter(), short_repeats, 0, 0, paragraphs)
     counts = Counter(long)
     most = max(counts.values())
     ratio = 1.0 - len(counts) / len(long)
@@ -93,7 +97,18 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
         short_repeats,
         _longest(long),
         _anchored_copies(long) if _over(len(long), config.max_paraphrased_copies) else 0,
+        paragraphs,
     )
+
+
+def _paragraph_repeats(keys: bytes, min_chars: int) -> int:
+    """Occurrences of the most repeated paragraph of at least `min_chars` key bytes (blank lines separate them).
+
+    A paragraph of many short lines, looped, repeats no long line: counted by paragraphs, it is one key repeated.
+    Only the distinct paragraphs that repeat are looked at in Python (a few hundred at most).
+    """
+    counts = Counter(keys.strip(b"\n").split(b"\n\n"))  # stripped: the first paragraph is like the others
+    return max((n for paragraph, n in counts.items() if n > 1 and len(paragraph) >= min_chars), default=1)
 
 
 def _over(count: int, bound: int | None) -> bool:

@@ -76,6 +76,16 @@ def final_code_block(c: Completion, m: FormatMetrics, config: FormatConfig) -> l
                 f"{m.summary_chars} characters between {THINK_CLOSE} and the final Lean block (limit {most})",
             )
         )
+    most = config.max_summary_line_repeats
+    if most is not None and m.summary_line_repeats > most:
+        violations.append(
+            Violation(Code.SUMMARY_REPEATS, f"a summary line occurs {m.summary_line_repeats} times (limit {most})")
+        )
+    most = config.max_summary_boxed
+    if most is not None and m.summary_boxed > most:
+        violations.append(
+            Violation(Code.SUMMARY_REPEATS, f"{m.summary_boxed} \\boxed answers in the summary (limit {most})")
+        )
     return violations
 
 
@@ -124,6 +134,14 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
             Violation(
                 Code.SHORT_LINE_REPEATS,
                 f"a short prose line occurs {m.short_line_repeats} times (limit {limit})",
+            )
+        )
+    limit = config.max_paragraph_repeats
+    if limit is not None and m.paragraph_repeats > limit:
+        violations.append(
+            Violation(
+                Code.PARAGRAPH_REPEATS,
+                f"a paragraph of the thinking occurs {m.paragraph_repeats} times (limit {limit})",
             )
         )
     limit = config.max_line_chars
@@ -212,6 +230,14 @@ def comments(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Viol
             Violation(
                 Code.PROOF_TOO_MANY_COMMENTS,
                 f"comments are {m.proof_comment_density:.0%} of the final proof (limit {limit:.0%})",
+            )
+        )
+    most = config.max_code_comment_chars
+    if most is not None and m.code_comment_chars > most:
+        violations.append(
+            Violation(
+                Code.CODE_TOO_MANY_COMMENTS,
+                f"{m.code_comment_chars} characters of comments in the final code (limit {most})",
             )
         )
     limit = config.max_code_comment_density
@@ -312,6 +338,15 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
     if most is not None and m.symbol_chars > most:
         violations.append(
             Violation(Code.JUNK_CHARACTERS, f"{m.symbol_chars} emoji or pictographs in the prose (limit {most})")
+        )
+    most = config.max_junk_lines
+    if most is not None and m.junk_lines > most:
+        violations.append(
+            Violation(
+                Code.JUNK_LINES,
+                f"{m.junk_lines} prose lines are not words (symbols or letters without spaces, or word salad;"
+                f" limit {most})",
+            )
         )
     return violations
 

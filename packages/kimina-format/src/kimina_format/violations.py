@@ -23,11 +23,13 @@ class ViolationCode(str, Enum):
     CODE_MULTIPLE = "code_multiple"
     TEXT_AFTER_CODE = "text_after_code"
     SUMMARY_TOO_LONG = "summary_too_long"
+    SUMMARY_REPEATS = "summary_repeats"
     # Rule 3: no degenerate repetition in the prose (the reasoning and the summary).
     REPEATED_LINES = "repeated_lines"
     CONSECUTIVE_REPEATS = "consecutive_repeats"
     NEAR_DUPLICATES = "near_duplicates"
     SHORT_LINE_REPEATS = "short_line_repeats"
+    PARAGRAPH_REPEATS = "paragraph_repeats"
     LINE_TOO_LONG = "line_too_long"
     # Rule 4: enough tactic blocks in the thinking, closed, none empty, none longer than the proof warrants, all of
     # them code; and the thinking is reasoning, not the final code copied.
@@ -50,6 +52,7 @@ class ViolationCode(str, Enum):
     TOO_LONG = "too_long"
     WHITESPACE_PADDING = "whitespace_padding"
     JUNK_CHARACTERS = "junk_characters"
+    JUNK_LINES = "junk_lines"
     # Rule 9: the final code is the proof, not padding (helper spam, long literals).
     CODE_PADDING = "code_padding"
 
