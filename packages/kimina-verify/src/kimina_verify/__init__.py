@@ -14,6 +14,7 @@ from kimina_verify.code import Declaration, LeanCode, normalize_imports
 from kimina_verify.feedback import render_feedback
 from kimina_verify.header import check_header, statement_header
 from kimina_verify.integrity import IntegrityPolicy, Violation, check_integrity
+from kimina_verify.options import Checks, Endpoint, Limits, Retries, Timeouts, VerifierOptions
 from kimina_verify.result import ServerResult
 from kimina_verify.verdict import LeanMessage, Verdict, VerdictKind, verdict_from_result
 
@@ -41,15 +42,21 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "CheckCode",
+    "Checks",
     "Declaration",
+    "Endpoint",
     "IntegrityPolicy",
     "LeanCode",
     "LeanMessage",
+    "Limits",
+    "Retries",
     "ServerResult",
+    "Timeouts",
     "Verdict",
     "VerdictCache",
     "VerdictKind",
     "Verifier",
+    "VerifierOptions",
     "VerifyItem",
     "Violation",
     "__version__",
