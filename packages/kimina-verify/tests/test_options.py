@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 from kimina_verify import Checks, Endpoint, IntegrityPolicy, Limits, Retries, Timeouts, Verifier, VerifierOptions
-from kimina_verify.config import ConfigError, dump_config, field_default, field_help, load_config
+from kimina_verify.config import ConfigError, dump_config, field_default, field_help, parse_config
 
 CUSTOM = VerifierOptions(
     Endpoint("http://verifier:8000", "k", "v2"),
@@ -32,17 +32,17 @@ def test_defaults_live_in_the_groups() -> None:
 @pytest.mark.parametrize("text", [json.dumps, yaml.safe_dump])
 def test_round_trip_through_json_and_yaml(text: Any) -> None:
     data = yaml.safe_load(text(dump_config(CUSTOM)))
-    assert load_config(VerifierOptions, data) == CUSTOM
+    assert parse_config(VerifierOptions, data) == CUSTOM
 
 
 def test_partial_mapping_keeps_the_defaults() -> None:
-    options = load_config(VerifierOptions, {"limits": {"batch_size": 2}, "endpoint": {"url": "http://x"}})
+    options = parse_config(VerifierOptions, {"limits": {"batch_size": 2}, "endpoint": {"url": "http://x"}})
     assert options == VerifierOptions(Endpoint("http://x"), limits=Limits(batch_size=2))
 
 
 def test_environment_strings_are_read_as_their_types() -> None:
     env = {"timeouts": {"lean_s": "12.5"}, "retries": {"count": "0"}, "checks": {"print_axioms": "false"}}
-    options = load_config(VerifierOptions, env, strings=True)
+    options = parse_config(VerifierOptions, env, strings=True)
     assert (options.timeouts.lean_s, options.retries.count, options.checks.print_axioms) == (12.5, 0, False)
 
 
@@ -60,7 +60,7 @@ def test_environment_strings_are_read_as_their_types() -> None:
 )
 def test_errors_are_one_line_naming_the_key(data: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError) as caught:
-        load_config(VerifierOptions, data, where="verifier")
+        parse_config(VerifierOptions, data, where="verifier")
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
@@ -69,7 +69,7 @@ def test_a_package_error_class_is_raised() -> None:
         pass
 
     with pytest.raises(MyError, match="unknown key"):
-        load_config(Limits, {"size": 1}, error=MyError)
+        parse_config(Limits, {"size": 1}, error=MyError)
 
 
 def test_verifier_takes_the_object_whole() -> None:

@@ -22,11 +22,11 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 from kimina_format import FormatVerdict, check_format
 from kimina_format.prompts import TemplateName, build_fix_messages, build_messages
-from kimina_verify import Verdict, VerdictKind, Verifier, VerifyItem, render_feedback
+from kimina_verify import Verdict, VerdictKind, Verifier, VerifierOptions, VerifyItem, render_feedback
 from kimina_verify.environment import LeanEnvironment
 
 from kimina_eval.config import SAMPLES_FILE, RunConfig, check_resumable, load_config, save_config
@@ -50,16 +50,17 @@ class Connection:
 
 
 @asynccontextmanager
-async def connected_verifier(url: str | None, api_key: str | None, **options: Any) -> AsyncIterator[Connection]:
-    """Open a `kimina_verify.Verifier`, check that its server answers, and say which Lean it runs.
+async def connected_verifier(options: VerifierOptions | None = None) -> AsyncIterator[Connection]:
+    """Open a `kimina_verify.Verifier` with `options`, check that its server answers, and say which Lean it runs.
 
-    The URL and key default to ``$LEAN_SERVER_API_URL`` (else ``http://localhost:8000``) and ``$LEAN_SERVER_API_KEY``,
-    as for kimina-client. A stand-in server (``lean-repl-sim``) is logged as a warning: its verdicts are not proofs.
+    An unset URL and key default to ``$LEAN_SERVER_API_URL`` (else ``http://localhost:8000``) and
+    ``$LEAN_SERVER_API_KEY``, as for kimina-client. A stand-in server (``lean-repl-sim``) is logged as a warning: its
+    verdicts are not proofs.
 
     Raises:
         VerificationUnavailable: If the verification server does not answer ``/health``.
     """
-    async with Verifier(url, api_key, **options) as verifier:
+    async with Verifier(options) as verifier:
         try:
             health = await verifier.health()
         except Exception as error:
@@ -379,13 +380,11 @@ def run_eval(
     engine: Engine | EngineFactory,
     out_dir: str | os.PathLike[str],
     *,
-    url: str | None = None,
-    api_key: str | None = None,
+    verifier: VerifierOptions | None = None,
     options: RunOptions = RunOptions(),
     progress: ProgressSink | None = None,
-    **verifier_options: object,
 ) -> RunProgress:
-    """Run or resume an evaluation, verifying against the server at ``url`` (default ``$LEAN_SERVER_API_URL``).
+    """Run or resume an evaluation, verifying with ``verifier`` (default server ``$LEAN_SERVER_API_URL``).
 
     The server's health, the dataset and split, and the run folder's identity are checked first; an engine given as
     a factory (``lambda: make_engine(...)``) is built only then, so a mistake is reported before a model loads.
@@ -394,11 +393,9 @@ def run_eval(
         config: What to evaluate.
         engine: The sampling engine (see `kimina_eval.make_engine`), or a function that builds it.
         out_dir: Run directory; an existing run with the same settings is resumed.
-        url: Verification server URL.
-        api_key: Verification server API key.
+        verifier: The `kimina_verify.Verifier`'s options (server, Lean timeout, cache, ...), passed whole.
         options: Batching and retry behaviour.
         progress: Receives progress after every write.
-        **verifier_options: Passed to `kimina_verify.Verifier` (``timeout``, ``cache``, ``max_concurrency``...).
 
     Returns:
         The final progress.
@@ -410,7 +407,7 @@ def run_eval(
     """
 
     async def main() -> RunProgress:
-        async with connected_verifier(url, api_key, **verifier_options) as connection:
+        async with connected_verifier(verifier) as connection:
             runner = Runner(
                 config,
                 engine,

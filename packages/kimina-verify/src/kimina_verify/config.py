@@ -2,7 +2,7 @@
 
 It lives here because kimina-verify is the lowest package every other one depends on that may have dependencies
 (kimina-format must have none), and pydantic is already part of its core. Every package's options stay plain
-dataclasses; pydantic only reads them, through `load_config`:
+dataclasses; pydantic only reads them, through `parse_config`:
 
 - unknown keys are rejected at any depth, with the closest known key suggested;
 - values are checked against the field types, strictly (no bool for a number, no number for a string; an int is a
@@ -35,7 +35,7 @@ class ConfigError(ValueError):
     """A configuration that cannot be used; the message is one line naming the key and what is wrong."""
 
 
-def load_config[T](
+def parse_config[T](
     cls: type[T],
     data: Mapping[str, Any] | None,
     *,
@@ -58,9 +58,9 @@ def load_config[T](
 
     Example:
         >>> from kimina_verify.options import Limits
-        >>> load_config(Limits, {"batch_size": 16})
+        >>> parse_config(Limits, {"batch_size": 16})
         Limits(batch_size=16, max_concurrency=8)
-        >>> load_config(Limits, {"batch_sise": 16}, where="limits")
+        >>> parse_config(Limits, {"batch_sise": 16}, where="limits")
         Traceback (most recent call last):
         ...
         kimina_verify.config.ConfigError: limits.batch_sise: unknown key; did you mean batch_size?
@@ -83,7 +83,7 @@ def load_config[T](
 
 
 def dump_config(value: object) -> dict[str, Any]:
-    """A dataclass as JSON-ready data that `load_config` reads back to an equal value."""
+    """A dataclass as JSON-ready data that `parse_config` reads back to an equal value."""
     if not dataclasses.is_dataclass(value) or isinstance(value, type):
         raise TypeError(f"expected a dataclass instance, got {type(value).__name__}")
     dumped = _adapter(type(value)).dump_python([value], mode="json")[0]

@@ -2,7 +2,7 @@
 
 One object is built once (from a recipe, a CLI, environment variables) and passed whole through every layer: the
 kimina-rl reward, kimina-eval's `run_eval` and `run_search`, `verify_sync`, the API. Each option has one name
-everywhere, and its default lives here only. `load_config(VerifierOptions, mapping)` reads it from YAML or JSON:
+everywhere, and its default lives here only. `parse_config(VerifierOptions, mapping)` reads it from YAML or JSON:
 
     endpoint: {url: http://verifier:8000, api_key: null, protocol: auto}
     timeouts: {lean_s: 60, http_s: null}

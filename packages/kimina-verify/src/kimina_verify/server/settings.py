@@ -122,13 +122,13 @@ class ServerSettings:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ServerSettings:
         """Defaults overridden by `LEAN_SERVER_*` variables (the upstream names, plus our own extra settings).
 
-        Values are read by the shared loader (`kimina_verify.config.load_config`, text as environment variables give
+        Values are read by the shared loader (`kimina_verify.config.parse_config`, text as environment variables give
         it); only upstream's own spellings are translated first (`8G`, an empty `MAX_REPLS`, `-1` uses).
 
         Raises:
             ValueError: One line naming the variable and what is wrong with its value.
         """
-        from kimina_verify.config import ConfigError, load_config
+        from kimina_verify.config import ConfigError, parse_config
 
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
@@ -143,7 +143,7 @@ class ServerSettings:
             if value is not None:
                 values[f.name] = value
         try:
-            return load_config(cls, values, strings=True)
+            return parse_config(cls, values, strings=True)
         except ConfigError as exc:
             key, _, problem = str(exc).partition(": ")
             name = key.split(".")[0]
