@@ -83,10 +83,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     else:
         engine = EngineRunner.load(settings)
     verifier = None
-    if settings.verifier_url:
-        api_key = settings.verifier_api_key.get_secret_value() if settings.verifier_api_key else None
-        options = {"timeout": settings.lean_timeout_s, "retries": settings.verifier_retries}
-        verifier = Verifier(settings.verifier_url, api_key, **(options | settings.verifier_options))
+    if settings.verifier.endpoint.url:
+        verifier = Verifier(settings.verifier)
     metrics: Metrics = app.state.metrics
     limiter = Limiter(settings.max_concurrency, settings.max_queue)
     metrics.in_flight.set_function(lambda: limiter.active)
@@ -101,7 +99,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
             "engine": settings.engine,
             "model": engine.name,
             "engine_ready": engine.ready,
-            "verifier": settings.verifier_url,
+            "verifier": settings.verifier.endpoint.url,
         },
     )
     try:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -195,23 +195,35 @@ class VerifierOptions:
         Raises:
             TypeError: An unknown keyword, with the closest known one.
         """
-        from kimina_verify.config import suggest
-
-        groups: dict[str, dict[str, Any]] = {}
-        top: dict[str, Any] = {}
-        for name, value in flat.items():
-            if name not in _FLAT:
-                raise TypeError(f"unknown Verifier option {name!r}{suggest(name, _FLAT)}")
-            group, key = _FLAT[name]
-            if group is None:
-                top[key] = value
-            else:
-                groups.setdefault(group, {})[key] = value
+        nested = nest_flat(flat)
         base = cls()
-        built = {group: replace(getattr(base, group), **values) for group, values in groups.items()}
-        if "cache" in top and top["cache"] is not None and not isinstance(top["cache"], str):
+        groups = {
+            name: replace(getattr(base, name), **value) for name, value in nested.items() if isinstance(value, dict)
+        }
+        top = {name: value for name, value in nested.items() if not isinstance(value, dict)}
+        if top.get("cache") is not None and not isinstance(top["cache"], str):
             top["cache"] = str(top["cache"])
-        return replace(base, **built, **top)
+        return replace(base, **groups, **top)
+
+
+def nest_flat(flat: Mapping[str, Any]) -> dict[str, Any]:
+    """The flat 0.4 keywords (`timeout`, `batch_size`, ...) as a nested `VerifierOptions` mapping of only those keys.
+
+    Raises:
+        TypeError: An unknown keyword, with the closest known one.
+    """
+    from kimina_verify.config import suggest
+
+    nested: dict[str, Any] = {}
+    for name, value in flat.items():
+        if name not in _FLAT:
+            raise TypeError(f"unknown Verifier option {name!r}{suggest(name, _FLAT)}")
+        group, key = _FLAT[name]
+        if group is None:
+            nested[key] = value
+        else:
+            nested.setdefault(group, {})[key] = value
+    return nested
 
 
 def warn_flat(names: Iterable[str]) -> None:
