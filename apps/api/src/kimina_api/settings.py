@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from kimina_verify import Retries, VerifierOptions
-from kimina_verify.config import dump_config, parse_config
+from kimina_verify.config import dump_config, merge_config, parse_config
 from kimina_verify.options import nest_flat
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -39,17 +39,6 @@ _RENAMED_ENV = {old: f"KIMINA_API_{old.upper()}" for old in _RENAMED}
 
 def _unset_if_empty(value: str | None) -> str | None:
     return None if value is None or not value.strip() else value
-
-
-def _deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
-    """`top` over `base`, nested mappings merged."""
-    merged = dict(base)
-    for key, value in top.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _deep_merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
 
 
 class Settings(BaseSettings):
@@ -155,7 +144,7 @@ class Settings(BaseSettings):
         merged: dict[str, Any] = dict(nested) if isinstance(nested, dict) else {}
         for old, value in found.items():
             if old == "verifier_options":
-                merged = _deep_merge(merged, nest_flat(json.loads(value) if isinstance(value, str) else value))
+                merged = merge_config(merged, nest_flat(json.loads(value) if isinstance(value, str) else value))
                 continue
             group, key = _RENAMED[old].split(".")[1:]
             plain = value.get_secret_value() if isinstance(value, SecretStr) else value
@@ -173,8 +162,7 @@ class Settings(BaseSettings):
             value = dump_config(value)
         if not isinstance(value, dict):
             return value
-        data = _deep_merge(dump_config(API_VERIFIER_DEFAULTS), value)
-        options = parse_config(VerifierOptions, data, where="verifier", strings=True)
+        options = parse_config(VerifierOptions, value, where="verifier", strings=True, defaults=API_VERIFIER_DEFAULTS)
         endpoint = options.endpoint
         url = _unset_if_empty(endpoint.url) or _unset_if_empty(os.environ.get("LEAN_SERVER_API_URL"))
         key = _unset_if_empty(endpoint.api_key) or _unset_if_empty(os.environ.get("LEAN_SERVER_API_KEY"))

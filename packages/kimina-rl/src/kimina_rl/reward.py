@@ -9,7 +9,7 @@ from kimina_rl.scoring import Problem, reward_info, unencodable_attempt
 from kimina_rl.service import scorer_for
 from kimina_rl.settings import Settings
 
-_SETTINGS_KEYS = ("verifier", "fix", "format", "history")
+_SETTINGS_KEYS = ("verifier", "scorer", "fix", "format", "history")
 # Keyword arguments verl itself may add (reward-model routing); they are not ours to read.
 _VERL_KEYS = frozenset({"reward_router_address", "reward_model_tokenizer"})
 _AGENT_REWARD_FIELD = "kimina_reward"
@@ -26,7 +26,7 @@ async def compute_score(
 
     verl's `naive` reward manager awaits this once per sample, many samples at a time; the calls of a worker process
     share one verification client and are batched together. A `sorry`, an integrity violation, a Lean error or a
-    timeout scores 0; a server that stays unreachable for `kimina_rl.verifier.infra_retry_s` raises instead. A
+    timeout scores 0; a server that stays unreachable for `kimina_rl.scorer.infra_retry_s` raises instead. A
     response holding text UTF-8 cannot encode (a lone surrogate), or code holding NUL or control characters, scores
     0 with verdict `integrity`, that sample alone.
 

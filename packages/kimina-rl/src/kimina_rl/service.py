@@ -35,7 +35,7 @@ class Scorer:
 
     All concurrent calls in the process share one `kimina_verify.Verifier` (one HTTP pool, bounded concurrency)
     through a micro-batcher, so a burst of per-sample reward calls becomes a few batched requests. An `infra` verdict
-    (server down, 5xx, REPL crash) is retried with growing delays for `settings.verifier.infra_retry_s`; after that
+    (server down, 5xx, REPL crash) is retried with growing delays for `settings.scorer.infra_retry_s`; after that
     `VerifierUnavailableError` is raised. It is never scored 0.
 
     Args:
@@ -47,12 +47,13 @@ class Scorer:
         self.settings = settings
         self.format_config = settings.format_config()
         self._verifier = verifier if verifier is not None else _build_verifier(settings)
-        options = settings.verifier
+        scorer = settings.scorer
         self._verify_batcher: MicroBatcher[VerifyItem, Verdict] = MicroBatcher(
             self._verifier.verify,
-            max_batch_size=options.max_batch_size,
-            window_s=options.batch_window_ms / 1000,
-            max_concurrent=options.max_concurrent_requests,
+            max_batch_size=scorer.max_batch_size,
+            window_s=scorer.batch_window_ms / 1000,
+            # As many verification calls in flight as the client has requests: each call is one request or more.
+            max_concurrent=settings.verifier.limits.max_concurrency,
         )
         self._warned_at = float("-inf")
         self._history: WinRateHistory | None = None
@@ -95,7 +96,7 @@ class Scorer:
         return Attempt(text, verdict_format, verdict)
 
     async def _verify(self, item: VerifyItem) -> Verdict:
-        budget = self.settings.verifier.infra_retry_s
+        budget = self.settings.scorer.infra_retry_s
         started = time.monotonic()
         deadline = started + budget
         delay = _FIRST_BACKOFF_S
@@ -111,7 +112,7 @@ class Scorer:
             if time.monotonic() + delay > deadline:
                 raise VerifierUnavailableError(
                     f"verification server {self._verifier.url} kept failing for {time.monotonic() - started:.0f} s "
-                    f"(retry budget kimina_rl.verifier.infra_retry_s={budget:g}); last error: {problem}"
+                    f"(retry budget kimina_rl.scorer.infra_retry_s={budget:g}); last error: {problem}"
                 )
             if time.monotonic() - self._warned_at >= _WARN_EVERY_S:
                 self._warned_at = time.monotonic()
@@ -148,18 +149,8 @@ class Scorer:
 def _build_verifier(settings: Settings) -> Verifier:
     from kimina_verify import Verifier
 
-    options = settings.verifier
-    # retries=0: this module owns the retry budget (infra_retry_s), so the two layers do not multiply.
-    return Verifier(
-        options.url,
-        options.api_key,
-        retries=0,
-        timeout=options.timeout_s,
-        batch_size=options.request_size,
-        max_concurrency=options.max_concurrent_requests,
-        cache=options.cache,
-        infotree=options.infotree,
-    )
+    # `Settings.from_mapping` keeps the client's retries at 0: this module owns the retry budget (infra_retry_s).
+    return Verifier(settings.verifier)
 
 
 _scorers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Scorer] = weakref.WeakKeyDictionary()

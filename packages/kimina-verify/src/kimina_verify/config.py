@@ -42,6 +42,7 @@ def parse_config[T](
     where: str = "",
     error: type[ValueError] = ConfigError,
     strings: bool = False,
+    defaults: T | None = None,
 ) -> T:
     """Build the dataclass `cls` (nested dataclasses included) from plain data.
 
@@ -51,6 +52,8 @@ def parse_config[T](
         where: Where the data came from, prefixed to every key in messages (`kimina_rl.verifier`).
         error: The exception class to raise (a package's own `ConfigError`, or this one).
         strings: Accept text for numbers and bools (environment variables); otherwise types must match.
+        defaults: A caller's own defaults (an instance of `cls`): keys absent from `data`, at any depth, keep these
+            rather than the class's.
 
     Raises:
         ValueError: Of class `error`: an unknown key (with a suggestion), a missing required key, a value of the wrong
@@ -70,11 +73,14 @@ def parse_config[T](
     if data is not None and not isinstance(data, Mapping):
         raise error(f"{where or 'configuration'}: expected a mapping, got {type(data).__name__}")
     adapter = _adapter(typing.cast(type, cls))
+    values = dict(data or {})
     try:
+        if defaults is not None:
+            values = merge_config(dump_config(defaults), values)
         if strings:
-            (value,) = adapter.validate_python([dict(data or {})])
+            (value,) = adapter.validate_python([values])
         else:
-            (value,) = adapter.validate_json(json.dumps([dict(data or {})], default=_plain), strict=True)
+            (value,) = adapter.validate_json(json.dumps([values], default=_plain), strict=True)
     except ValidationError as exc:
         raise error(_message(cls, exc, where)) from None
     except (TypeError, ValueError) as exc:  # not JSON-like data, or a validator's own error
@@ -88,6 +94,18 @@ def dump_config(value: object) -> dict[str, Any]:
         raise TypeError(f"expected a dataclass instance, got {type(value).__name__}")
     dumped = _adapter(type(value)).dump_python([value], mode="json")[0]
     return typing.cast(dict[str, Any], dumped)
+
+
+def merge_config(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    """`top` over `base`, nested mappings merged key by key (a recipe's partial section over defaults)."""
+    merged = dict(base)
+    for key, value in top.items():
+        below = merged.get(key)
+        if isinstance(value, Mapping) and isinstance(below, Mapping):
+            merged[key] = merge_config(below, value)
+        else:
+            merged[key] = value
+    return merged
 
 
 def closest(name: str, known: Iterable[object]) -> str | None:
