@@ -41,3 +41,21 @@ def test_a_wrong_type_names_the_key(tmp_path: Path) -> None:
 def test_the_run_rules_still_apply() -> None:
     with pytest.raises(ConfigError, match="fix_turns must be 0 or 1"):
         RunConfig.from_dict({"model": "m", "fix_turns": 2})
+
+
+def test_run_eval_passes_the_verifier_options_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kimina_eval.runner as runner
+    from kimina_verify import Endpoint, Timeouts, VerifierOptions
+
+    seen: list[object] = []
+
+    class Recorder:
+        def __init__(self, options: object) -> None:
+            seen.append(options)
+            raise RuntimeError("stop here")
+
+    monkeypatch.setattr(runner, "Verifier", Recorder)
+    options = VerifierOptions(Endpoint("http://127.0.0.1:9"), Timeouts(lean_s=5))
+    with pytest.raises(RuntimeError, match="stop here"):
+        runner.run_eval(RunConfig(model="m", n=1, limit=1), lambda: None, tmp_path, verifier=options)  # type: ignore[arg-type, return-value]
+    assert seen == [options] and seen[0] is options

@@ -79,3 +79,10 @@ def test_upstream_and_minimal_rows() -> None:
     assert not Problem.from_row("x", "theorem b : True := by", {"split": "test"}).training
     with pytest.raises(ValueError, match="no formal statement"):
         Problem.from_row("x", None, {"uid": "y"})
+
+
+def test_the_scorer_passes_the_verifier_options_whole() -> None:
+    from kimina_rl.service import _build_verifier
+
+    settings = Settings.from_mapping({"verifier": {"endpoint": {"url": "http://lean:8000"}, "cache": None}})
+    assert _build_verifier(settings).options is settings.verifier
