@@ -59,15 +59,14 @@ def theorem_name(messages: Messages) -> str:
 
 
 def break_proof(completion: str) -> str:
-    """The completion with its final proof replaced by a call to a lemma that does not exist.
+    """The completion with a Lean error in its final proof, its format intact (a fix turn needs the format to hold).
 
     The `-- sim:` comment tells the stand-in REPL what the real one would answer (it does not resolve names).
     """
     code = parse_completion(completion).code
     assert code is not None
-    statement_end = code.index(":= by") + len(":= by")
-    bad_tactic = "  exact this_lemma_does_not_exist -- sim: error unknown identifier 'this_lemma_does_not_exist'"
-    return completion.replace(code, f"{code[:statement_end]}\n{bad_tactic}\n")
+    marker = "  -- sim: error unknown identifier 'this_lemma_does_not_exist'"
+    return completion.replace(code, f"{code.rstrip()}\n{marker}\n")
 
 
 class Replayer(ScriptedEngine):

@@ -77,7 +77,7 @@ def test_browser_submits_an_example_and_shows_the_verdict(serve, replayer, verif
             first = page.locator("#attempt-0")
             expect(first.locator(".badge.lean_error")).to_be_visible()  # the broken first turn, and why
             expect(first.locator(".turn-1 pre.lean")).to_have_text(
-                re.compile(r"^10:\d+ error: unknown identifier 'this_lemma_does_not_exist'$")
+                re.compile(r"^\d+:\d+ error: unknown identifier 'this_lemma_does_not_exist'$")
             )
             expect(first.locator(".turn-2 .badge.valid")).to_have_text("valid proof")  # fixed by the second
             expect(first.locator(".turn-2 pre.code")).to_contain_text("theorem mathd_algebra_171")

@@ -33,7 +33,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kimina_format import check_format
-from kimina_format.statement import statement_key
+from kimina_format.lean_statement import LeanText
+from kimina_format.lean_statement_fast import plain_statement
 from kimina_format.testing import data_file
 from upstream_format import upstream_check  # beside this script, so on sys.path when it runs
 
@@ -44,7 +45,8 @@ _REWARD_DIR = Path("recipe/kimina_prover_rl/kimina_prover_rl/reward")
 
 
 def ours(items: Items) -> None:
-    statement_key.cache_clear()
+    plain_statement.cache_clear()
+    LeanText.of.cache_clear()
     for completion, statement in items:
         check_format(completion, formal_statement=statement)
 

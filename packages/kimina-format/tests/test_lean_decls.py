@@ -93,6 +93,18 @@ def test_opens_are_read_with_their_kind() -> None:
     ]
 
 
+def test_open_names_stop_at_a_line_that_is_not_right_of_the_open() -> None:
+    # Lean's `openSimple` is `many1 (checkColGt >> ident)`: `unif_hint` or `foo (x)` on the next line at column 0 is
+    # another command, not a name of the `open`; an indented continuation is.
+    opens = outline("open Real Nat\nunif_hint (x) where\nopen A\n  B\nfoo (y)").outline.opens
+    assert [(o.namespaces, o.plain) for o in opens] == [(("Real", "Nat"), True), (("A", "B"), True)]
+
+
+def test_outline_line_numbers_are_counted_incrementally() -> None:
+    text = "example : True := trivial\n\n" * 3 + "theorem t : True := trivial\n"
+    assert [d.line for d in outline(text).declarations] == [1, 3, 5, 7]
+
+
 STATEMENT = "import Mathlib\nopen Real\n\ntheorem target (x : ℝ) : Real.log (x ^ 2) = 2 * Real.log x := by\n  sorry"
 
 

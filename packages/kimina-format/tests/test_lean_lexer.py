@@ -42,6 +42,21 @@ AS_LEAN_READS = [
     # Escapes and string gaps.
     ('"a \\" b" c', ['"a \\" b"', "c"]),
     ('"gap \\\n   on" d', ['"gap \\\n   on"', "d"]),
+    # Every block comment's body starts three characters in (`whitespace` steps over the third character of a plain
+    # `/-`; `/--` and `/-!` are three-character tokens): that character never opens or closes anything.
+    ("/-/-/\nvariable (h : False)\n-- -/ -/\nx", ["variable", "(", "h", ":", "False", ")", "x"]),
+    ("/-/- a boxed remark -/ y", ["y"]),
+    ("/-/- -/ -/ z", ["-", "/", "z"]),
+    ("/-\n-/ w", ["w"]),
+    ("/---/ v", ["v"]),
+    ("/-!-/ u", ["u"]),
+    ("/--/ -/ t", ["t"]),
+    ("a/-/-/b", ["a", "b"]),
+    # After a name, a literal or a closing bracket `whitespace` runs first: `--` there is a comment.
+    ("rfl--comment\nx", ["rfl", "x"]),
+    ("(norm_num)-- done\nx", ["(", "norm_num", ")", "x"]),
+    ("⟨a, b⟩-- pair\n[c]/- d -/", ["⟨", "a", ",", "b", "⟩", "[", "c", "]"]),
+    ('"s"-- str\n2-- two', ['"s"', "2"]),
     # Numbers end where Lean's do; identifier characters are Lean's (ASCII letters, Greek, letter-like, subscripts).
     ("2x 0x1F 1.5e3 x₁ α ℝ", ["2", "x", "0x1F", "1.5e3", "x₁", "α", "ℝ"]),
 ]
@@ -57,7 +72,8 @@ def test_tokens_are_what_lean_reads(source: str, expected: list[str]) -> None:
 AMBIGUOUS = [
     ("x <--#eval", "`<-` is a token: `<--` may be `<-` then `-`"),
     ("{x //- #eval}", "`//` is a token"),
-    ("rfl--comment", "a word may begin a token"),
+    ("x.--#eval", "a `.` may begin a token"),
+    ("x +/- #eval -/", "a symbol may begin a token: `+/-` is not sure to be `+` then a comment"),
     ('("a")', "a token may hold the quote"),
     ("@«x»", "a token may hold the escape"),
     ("'a--x", "`'` that opens no character literal: Lean reads on from inside"),
@@ -85,6 +101,9 @@ def test_ambiguous_code_is_refused(source: str, why: str) -> None:
         "x <- y",  # spaced: `<-` then whitespace
         "{x // p x}",
         "rfl -- comment",
+        "rfl--comment",
+        "(norm_num)-- done",
+        "/-/- boxed -/",
         "f '' {x | 0 < x}",  # Mathlib's `''` followed by something plain
         "f ⁻¹' {0}",
         "∑' n, f n",

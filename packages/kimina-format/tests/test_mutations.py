@@ -332,12 +332,17 @@ def test_statement_rewritten_harmlessly(passing_rows: list[Row], rewrite: Callab
 # Rule 8
 
 
+def padding_lines(count: int) -> list[str]:
+    """`count` distinct lines of 32 characters: length without a loop (one line written again and again is one)."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    tags = ("".join(letters[i // 26**k % 26] for k in range(4)) for i in range(count))
+    return [f"Let us now think about {tag} too." for tag in tags]
+
+
 def test_padded_past_the_maximum_length(passing_rows: list[Row]) -> None:
     def mutate(row: Row) -> str:
         missing = 24_576 * 3.2 - len(row["completion"])
-        return insert_in_thinking(
-            row["completion"], "\n".join(["Let me think about it once more."] * int(missing / 32 + 10))
-        )
+        return insert_in_thinking(row["completion"], "\n".join(padding_lines(int(missing / 32 + 10))))
 
     run(passing_rows, mutate, {Code.TOO_LONG})
 
@@ -345,10 +350,10 @@ def test_padded_past_the_maximum_length(passing_rows: list[Row]) -> None:
 def test_padded_into_the_soft_zone(passing_rows: list[Row]) -> None:
     config = FormatConfig()
     assert config.max_tokens is not None
-    line = "Let me think about it once more."
+    line = padding_lines(1)[0]
     for row in [r for r in passing_rows if len(r["completion"]) < 60_000][:20]:
         missing = 22_528 * config.chars_per_token - len(row["completion"])  # half-way to the maximum
-        text = insert_in_thinking(row["completion"], "\n".join([line] * int(missing / (len(line) + 1))))
+        text = insert_in_thinking(row["completion"], "\n".join(padding_lines(int(missing / (len(line) + 1)))))
         verdict = check_format(text, formal_statement=row["formal_statement"])
         assert verdict.ok
         expected = (verdict.metrics.tokens - config.soft_max_tokens) / (config.max_tokens - config.soft_max_tokens)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 from kimina_rl.reward import compute_score
-from kimina_rl.service import VerifierUnavailableError
 from kimina_verify.attacks import CHEAT, HEADER, PROOF, STATEMENT
 
 # `/-/-/` is a whole comment for Lean (the third character of `/-` is skipped); our lexer waits for two closers.
@@ -36,7 +35,6 @@ def completion(code: str) -> str:
     return f"<think>\n{thinking}\n\n{block}\n\nThat closes it.\n\n{block}\n</think>\n```lean4\n{code}\n```"
 
 
-@pytest.mark.xfail(strict=True, reason="red team: hidden implemented_by and by_elab cheats score 1")
 @pytest.mark.parametrize("prefix", [IMPLEMENTED_BY, BY_ELAB], ids=["third_char_comment", "by_elab"])
 async def test_cheat_scores_zero(lean_server: str, prefix: str) -> None:
     info = {"formal_statement": STATEMENT, "uid": "redteam"}
@@ -47,9 +45,6 @@ async def test_cheat_scores_zero(lean_server: str, prefix: str) -> None:
     assert (result["verdict"], result["score"]) == ("integrity", 0.0)
 
 
-@pytest.mark.xfail(
-    strict=True, raises=VerifierUnavailableError, reason="red team: one sample that crashes the REPL stops the RL step"
-)
 async def test_a_sample_that_crashes_the_repl_gets_its_own_verdict(lean_server: str) -> None:
     # Code that aborts Lean (a stack overflow: the stand-in's `crash` directive prints Lean's own "Stack overflow
     # detected. Aborting.") is an `infra` failure on every try, so the reward retries it for `infra_retry_s` and then

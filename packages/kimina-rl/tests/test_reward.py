@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from kimina_rl.history import WinRateHistory
 from kimina_rl.reward import compute_score
-from kimina_rl.scoring import REWARD_KEYS
+from kimina_rl.scoring import REWARD_KEYS, seal_reward
 from kimina_rl.service import VerifierUnavailableError, scorer_for
 from kimina_rl.settings import Settings
 
@@ -157,7 +157,16 @@ async def test_bad_rows_and_settings_are_clear_errors(well_formed: list[dict[str
 
 async def test_agent_scored_trajectories_are_passed_through() -> None:
     ready = dict.fromkeys(REWARD_KEYS, 0.0) | {"score": 0.5}
-    assert await compute_score("x", "ignored", None, {"kimina_reward": ready}) == ready
+    sealed = {"kimina_reward": ready, "kimina_reward_seal": seal_reward(ready)}
+    assert await compute_score("x", "ignored", None, sealed) == ready
+
+
+async def test_a_dataset_row_cannot_bring_its_own_reward() -> None:
+    # Without the agent loop's seal (or with a seal of another reward) the mapping is ignored and the sample scored.
+    ready = dict.fromkeys(REWARD_KEYS, 0.0) | {"score": 1.0}
+    for forged in ({"kimina_reward": ready}, {"kimina_reward": ready, "kimina_reward_seal": seal_reward({})}):
+        with pytest.raises(ValueError, match="formal statement"):
+            await compute_score("x", "ignored", None, forged)
 
 
 async def test_lean_timeout_scores_zero(well_formed: list[dict[str, Any]], lean_server: str) -> None:

@@ -120,13 +120,7 @@ STATIC_HOLES = {
 }
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=f"red team: {why}"))
-        for n, (_, _, why) in STATIC_HOLES.items()
-    ],
-)
+@pytest.mark.parametrize("name", list(STATIC_HOLES))
 def test_attack_is_refused_by_the_static_rules(name: str) -> None:
     code, statement, _ = STATIC_HOLES[name]
     assert check_integrity(code, statement)
@@ -138,7 +132,6 @@ def url() -> Iterator[str]:
         yield base
 
 
-@pytest.mark.xfail(strict=True, reason="red team: the lexer hole and `by_elab` reach Lean and come back valid")
 @pytest.mark.parametrize("lean_checks", [True, False])
 async def test_verifier_does_not_accept_hidden_or_meta_cheats(url: str, lean_checks: bool) -> None:
     items = [VerifyItem(*STATIC_HOLES[n][:2]) for n in ("third_char_implemented_by", "by_elab_skip_kernel")]
@@ -211,9 +204,6 @@ while (block := read_block(sys.stdin.buffer)) is not None:
 '''
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team: the nonce cannot authenticate replies against code running in the REPL"
-)
 async def test_a_snippet_that_takes_the_repl_over_cannot_forge_verdicts(tmp_path: Path) -> None:
     # In real Lean the snippet's `by_elab` code reads the REPL's stdin and writes its stdout: it sees the follow-up
     # command (the nonce is in it), answers it, and keeps answering every later command, other callers' included.
@@ -245,7 +235,6 @@ def _alarm(signum: int, frame: FrameType | None) -> None:
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="needs SIGALRM")
-@pytest.mark.xfail(strict=True, raises=_TooSlow, reason="red team: outline() is quadratic (660 KB: 15 s)")
 def test_outline_of_many_declarations_is_linear() -> None:
     # `outline` looks up the next command start with a scan of every start for every declaration. 20k one-line
     # declarations (about 450 KB, under the 1 MiB code limit and the prove API's 200k-character statements at
@@ -282,21 +271,12 @@ FALSE_REJECTS = {
 }
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=f"red team: false reject, {why}"))
-        for n, (_, why) in FALSE_REJECTS.items()
-    ],
-)
+@pytest.mark.parametrize("name", list(FALSE_REJECTS))
 def test_harmless_edit_passes(name: str) -> None:
     code, _ = FALSE_REJECTS[name]
     assert check_integrity(code, STATEMENT) == []
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team: false reject, `import Mathlib.«Tactic»` is assembled as `import Tactic`"
-)
 def test_escaped_import_is_assembled_as_written() -> None:
     # The header is read from the stripped copy, where `«»` became spaces: `Mathlib. Tactic` is two modules, and the
     # server then refuses `import Tactic` (header_import) although the static rules passed the code.
@@ -308,10 +288,11 @@ def test_escaped_import_is_assembled_as_written() -> None:
 # --- what the stand-in does not model (only real Lean can tell; see test_redteam_lean.py) ---------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="red team (sim): the stand-in models neither expandDeclNamespace? nor variables")
 @pytest.mark.parametrize("name", ["dotted_target_namespace", "context_statement_variable"])
-async def test_stand_in_checks_see_the_changed_meaning(url: str, name: str) -> None:
+async def test_stand_in_checks_see_the_changed_meaning(url: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # Real Lean's `#check` prints `Hack.Real.log`, or the `cheat` binder that `include` adds: a type mismatch there.
+    # The static rules refuse both now; switched off here, so that the second layer is tested on its own.
+    monkeypatch.setattr("kimina_verify.client.check_integrity", lambda *args, **kwargs: [])
     code, statement, _ = STATIC_HOLES[name]
     async with Verifier(url, timeout=20, retries=0, lean_checks=True) as verifier:
         (verdict,) = await verifier.verify([VerifyItem(code, statement)])

@@ -1,8 +1,9 @@
 """Red-team cases against a real Lean workspace: what the report predicts real Lean v4.15 does with each attack.
 
-Set KIMINA_LEAN_WORKSPACE (see test_lean.py); skipped otherwise. Holes are `xfail(strict=True)`: the verdict is
-expected to be `valid` today. The other cases are the report's claim that Lean's side (the checks in Lean) refuses
-an attack the static rules let through.
+Set KIMINA_LEAN_WORKSPACE (see test_lean.py); skipped otherwise. The holes of the report are closed by the static
+rules now (`meta_code`, the lexer's third character, the meaning rules), so their cases expect `integrity` with and
+without the extension. The other cases are the report's claim that Lean's side (the checks in Lean) refuses an
+attack the static rules let through.
 """
 
 from __future__ import annotations
@@ -71,7 +72,6 @@ async def verdicts(url: str, items: list[VerifyItem], *, lean_checks: bool) -> l
         return [v.kind for v in await verifier.verify(items)]
 
 
-@pytest.mark.xfail(strict=True, reason="red team: hidden implemented_by and by_elab cheats are valid in real Lean")
 @pytest.mark.parametrize("lean_checks", [True, False])
 async def test_kernel_bypasses_are_refused(url: str, lean_checks: bool) -> None:
     items = [
@@ -81,7 +81,6 @@ async def test_kernel_bypasses_are_refused(url: str, lean_checks: bool) -> None:
     assert await verdicts(url, items, lean_checks=lean_checks) == [VerdictKind.INTEGRITY] * 2
 
 
-@pytest.mark.xfail(strict=True, reason="red team: without the checks in Lean, changed meanings are valid")
 async def test_changed_meaning_is_refused_without_the_extension(url: str) -> None:
     items = [
         VerifyItem(DOTTED_ATTACK, DOTTED_STATEMENT),
@@ -112,5 +111,5 @@ async def test_lean_side_refuses_what_the_sim_accepts(url: str) -> None:
     sorry_term = HEADER + SIGNATURE + "\n  exact by_elab do\n    Lean.Meta.mkSorry (Lean.mkConst ``True) false\n"
     items = [VerifyItem(hidden_duplicate, STATEMENT), VerifyItem(sorry_term, STATEMENT)]
     kinds = await verdicts(url, items, lean_checks=True)
-    assert kinds[0] is VerdictKind.LEAN_ERROR
-    assert kinds[1] in (VerdictKind.SORRY, VerdictKind.LEAN_ERROR)
+    # Both are refused before Lean now (`statement_duplicate`: the lexer sees the hidden theorem; `meta_code`).
+    assert kinds == [VerdictKind.INTEGRITY, VerdictKind.INTEGRITY]

@@ -55,8 +55,11 @@ def test_repl_killed_with_sigkill_mid_command_fails_only_its_snippet(server: Ser
     os.kill(victim.proc.pid, signal.SIGKILL)
     thread.join(30)
     slow, quick = answer[0]
-    assert "crashed" in slow["error"] and "exit code -9" in slow["error"]
+    # A REPL that dies under a snippet once may have been left so by others (here: killed from outside): the
+    # snippet runs again on a fresh REPL and gets its own answer.
+    assert slow["response"]["env"] >= 1
     assert quick["response"]["env"] >= 1
+    assert pool.metrics.restarts["crash"] == 1
     assert_healthy(server.url)
 
 
@@ -72,14 +75,16 @@ def test_crash_hang_and_garbage_fail_only_their_snippets(server: ServerThread) -
         ],
         timeout=1,
     )
-    assert "crashed" in found[0]["error"] and "Stack overflow" in found[0]["error"]
+    # Crashing a fresh REPL too (a stack overflow) is the snippet's failure: a verdict of its own, not `infra`.
+    assert found[0]["error"].startswith("lean_error: Lean crashed on this snippet on two fresh REPLs")
+    assert "Stack overflow" in found[0]["error"]
     assert found[1]["response"]["env"] >= 1
     assert found[2]["error"] == "Lean REPL command timed out in 1.0 seconds"
     # Output that is not the reply, on a fresh REPL too, is the snippet's doing: only code it runs can print it.
     assert found[3]["error"].startswith("integrity: the Lean REPL's replies were out of step")
     assert "sorries" in found[4]["response"]
     restarts = server.app.state.pool.metrics.restarts
-    assert restarts["crash"] == 1 and restarts["timeout"] == 1 and restarts["out_of_step"] == 2
+    assert restarts["crash"] == 2 and restarts["timeout"] == 1 and restarts["out_of_step"] == 2
     assert_healthy(server.url)
 
 

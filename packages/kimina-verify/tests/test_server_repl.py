@@ -111,3 +111,29 @@ async def test_start_failure_is_reported() -> None:
 
     with pytest.raises(ReplStartError, match="no-such-repl"):
         await ReplProcess.start(("no-such-repl-binary",), header="")
+
+
+def test_jail_wraps_the_repl_in_bubblewrap_when_the_host_has_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kimina_verify.server import repl as repl_module
+    from kimina_verify.server.repl import ReplStartError, jail_argv
+
+    monkeypatch.setattr(repl_module.shutil, "which", lambda name: None)
+    assert jail_argv(["lake", "env", "repl"], "auto", "/w") == ["lake", "env", "repl"]  # off when absent
+    with pytest.raises(ReplStartError, match="not installed"):
+        jail_argv(["repl"], "bwrap", None)
+    monkeypatch.setattr(repl_module.shutil, "which", lambda name: "/usr/bin/bwrap")
+    argv = jail_argv(["lake", "env", "repl"], "auto", "/w")
+    assert argv[0] == "/usr/bin/bwrap" and argv[-4:] == ["--", "lake", "env", "repl"]
+    assert {"--unshare-net", "--die-with-parent"} <= set(argv) and argv[argv.index("--chdir") + 1] == "/w"
+    assert jail_argv(["repl"], "off", None) == ["repl"]
+    with pytest.raises(ReplStartError, match="unknown jail"):
+        jail_argv(["repl"], "docker", None)
+
+
+async def test_jail_auto_without_bwrap_still_starts_the_repl(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kimina_verify.server import repl as repl_module
+
+    monkeypatch.setattr(repl_module.shutil, "which", lambda name: None)
+    repl = await ReplProcess.start(SIM, header="", jail="auto")
+    assert await repl.send({"cmd": "def a := 1"}, timeout=10) == {"env": 0}
+    await repl.close()

@@ -60,6 +60,11 @@ def test_validity_rule(response: dict[str, Any], expected: VerdictKind) -> None:
         ("No available REPLs", VerdictKind.INFRA),
         ("Snippet execution failed: JSON decode error", VerdictKind.INFRA),
         ("Lean REPL crashed while checking this snippet (exit code -11): stack overflow", VerdictKind.INFRA),
+        (
+            "lean_error: Lean crashed on this snippet on two fresh REPLs (exit code 134), so the snippet crashes it:"
+            " Stack overflow detected. Aborting.",
+            VerdictKind.LEAN_ERROR,
+        ),
         ("Lean REPL ran out of memory while checking this snippet (limit 8192 MiB)", VerdictKind.TIMEOUT),
         ("snippet is 2000000 bytes, over this server's limit of 1048576 bytes", VerdictKind.LEAN_ERROR),
     ],

@@ -84,13 +84,19 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = EngineRunner.load(settings)
     verifier = None
     if settings.verifier.endpoint.url:
+        # Passed whole; its retries.count is CLIENT_RETRIES (0): the prover's RetryPolicy is the one retry layer.
         verifier = Verifier(settings.verifier)
     metrics: Metrics = app.state.metrics
     limiter = Limiter(settings.max_concurrency, settings.max_queue)
     metrics.in_flight.set_function(lambda: limiter.active)
     metrics.queued.set_function(lambda: limiter.waiting)
     prover = Prover(
-        engine, verifier, template=settings.prompt_template, verify_timeout_s=settings.verify_timeout_s, metrics=metrics
+        engine,
+        verifier,
+        template=settings.prompt_template,
+        verify_timeout_s=settings.verify_timeout_s,
+        metrics=metrics,
+        retry=settings.retry,
     )
     app.state.service = ProveService(settings=settings, prover=prover, limiter=limiter, metrics=metrics)
     logger.info(

@@ -10,8 +10,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from kimina_eval.engines import Messages, SamplingParams
-from kimina_format import build_fix_messages, build_messages, check_format
-from kimina_verify import LeanCode, Verdict, Verifier, VerifyItem, render_feedback
+from kimina_format import build_messages, check_format
+from kimina_verify import LeanCode, Verdict, Verifier, VerifyItem
+from kimina_verify.attempts import (
+    FIRST_TURN,
+    FIX_TURN,
+    RetryPolicy,
+    fix_feedback,
+    fix_messages,
+    gets_fix_turn,
+    verify_retrying,
+)
 
 from kimina_api.engine import EngineRunner, EngineUnavailable
 from kimina_api.metrics import Metrics
@@ -100,6 +109,8 @@ class Prover:
         template: The prompt template (`rl` or `distill`).
         verify_timeout_s: Longest wait for one verdict before the attempt is reported unverified.
         metrics: Where timings and verdicts are counted.
+        retry: Re-verification of ``infra`` verdicts (the attempt protocol's one retry layer: build the verifier with
+            ``retries=kimina_verify.attempts.CLIENT_RETRIES``).
     """
 
     def __init__(
@@ -110,7 +121,9 @@ class Prover:
         template: PromptTemplate,
         verify_timeout_s: float,
         metrics: Metrics,
+        retry: RetryPolicy | None = None,
     ) -> None:
+        self.retry = retry or RetryPolicy()
         self.engine = engine
         self.verifier = verifier
         self.template = template
@@ -126,7 +139,7 @@ class Prover:
         notify = emit or _ignore
         messages = build_messages(job.statement, job.informal_problem, template=self.template)
         completions, generate_s = await self._generate(messages, job.n, job.sampling)
-        attempts = [self._attempt(i, 1, text, job.statement, generate_s) for i, text in enumerate(completions)]
+        attempts = [self._attempt(i, FIRST_TURN, text, job.statement, generate_s) for i, text in enumerate(completions)]
         for attempt in attempts:
             await notify(attempt)
         if job.verify:
@@ -166,15 +179,21 @@ class Prover:
 
     async def _verify_and_fix(self, attempt: Attempt, messages: Messages, job: ProveJob, notify: Emit) -> None:
         verdict = await self._check(attempt, job.statement, notify)
-        # An outage is not the model's mistake, so it gets no fix turn (upstream sent it "fix your proof").
-        if job.fix_turns < 1 or verdict is None or verdict.ok or verdict.is_infra or attempt.code is None:
+        # The attempt protocol decides (an outage, a timeout, an integrity rejection or a broken format get none).
+        if job.fix_turns < 1 or not self.gets_fix_turn(attempt, verdict):
             return
-        attempt.feedback = render_feedback(attempt.code, verdict)
-        fix_messages = build_fix_messages(messages, attempt.completion, attempt.feedback)
-        (completion,), generate_s = await self._generate(fix_messages, 1, job.sampling)
-        attempt.fix = self._attempt(attempt.index, 2, completion, job.statement, generate_s)
+        assert attempt.code is not None and verdict is not None  # gets_fix_turn checked both
+        attempt.feedback = fix_feedback(attempt.code, verdict)
+        conversation = fix_messages(messages, attempt.completion, attempt.feedback)
+        (completion,), generate_s = await self._generate(conversation, 1, job.sampling)
+        attempt.fix = self._attempt(attempt.index, FIX_TURN, completion, job.statement, generate_s)
         await notify(attempt)
         await self._check(attempt.fix, job.statement, notify, parent=attempt)
+
+    @staticmethod
+    def gets_fix_turn(attempt: Attempt, verdict: Verdict | None) -> bool:
+        """Whether a first attempt gets the fix turn: `kimina_verify.attempts.gets_fix_turn` on its reports."""
+        return gets_fix_turn(format_ok=attempt.format.ok, code=attempt.code, verdict=verdict)
 
     async def _check(
         self, attempt: Attempt, statement: str, notify: Emit, parent: Attempt | None = None
@@ -201,7 +220,9 @@ class Prover:
             return None, LeanReport(kind="infra", ok=False, detail="no verification server is configured")
         try:
             async with asyncio.timeout(self.verify_timeout_s):
-                (verdict,) = await self.verifier.verify([VerifyItem(code, formal_statement=statement)])
+                (verdict,), _ = await verify_retrying(
+                    self.verifier.verify, [VerifyItem(code, formal_statement=statement)], self.retry
+                )
         except TimeoutError:
             detail = f"no verdict within {self.verify_timeout_s:g} s"
         except Exception as exc:  # a client or transport error: the verifier is down, not the proof wrong

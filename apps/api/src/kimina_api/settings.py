@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from kimina_verify import Retries, VerifierOptions
+from kimina_verify.attempts import CLIENT_RETRIES, RetryPolicy
 from kimina_verify.config import dump_config, merge_config, parse_config
 from kimina_verify.options import nest_flat
 from pydantic import Field, SecretStr, field_validator, model_validator
@@ -22,16 +23,19 @@ MINIF2F_HEADER = (
     "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 0\n\nopen BigOperators Real Nat Topology Rat\n\n"
 )
 
-# The API's own defaults for the verifier; everything else is the client's. Two retries after an outage, with
-# backoff, keep a request's wait under `verify_timeout_s`.
-API_VERIFIER_DEFAULTS = VerifierOptions(retries=Retries(count=2))
+# The API's own defaults for the verifier; everything else is the client's. The client does not retry: the prover's
+# `retry` rounds are the attempt protocol's one retry layer (kimina_verify.attempts), so the layers do not multiply.
+API_VERIFIER_DEFAULTS = VerifierOptions(retries=Retries(count=CLIENT_RETRIES))
+
+# Two rounds of re-verification after an outage, from 1 s, doubling, keep a request's wait under `verify_timeout_s`.
+API_RETRY_DEFAULTS = RetryPolicy(rounds=2, first_delay_s=1.0)
 
 # The flat settings of kimina-api 0.x and where they live now (accepted with a DeprecationWarning).
 _RENAMED = {
     "verifier_url": "verifier.endpoint.url",
     "verifier_api_key": "verifier.endpoint.api_key",
     "lean_timeout_s": "verifier.timeouts.lean_s",
-    "verifier_retries": "verifier.retries.count",
+    "verifier_retries": "retry.rounds",
     "verifier_options": "verifier.*",
 }
 _RENAMED_ENV = {old: f"KIMINA_API_{old.upper()}" for old in _RENAMED}
@@ -89,6 +93,11 @@ class Settings(BaseSettings):
         validate_default=True,  # so that the LEAN_SERVER_API_* fallback applies to the default too
         description="The verification client's options (kimina_verify.VerifierOptions).",
     )
+    retry: RetryPolicy = Field(
+        default=API_RETRY_DEFAULTS,
+        description="Re-verification of `infra` verdicts (kimina_verify.attempts.RetryPolicy; the one retry layer):"
+        " KIMINA_API_RETRY__ROUNDS, KIMINA_API_RETRY__FIRST_DELAY_S, KIMINA_API_RETRY__MAX_DELAY_S.",
+    )
     verify_timeout_s: float = Field(
         default=300.0, gt=0, description="Longest wait for one verdict, retries included; then `infra`."
     )
@@ -136,19 +145,27 @@ class Settings(BaseSettings):
         if not found:
             return data
         warnings.warn(
-            f"{', '.join(sorted(found))}: renamed; use verifier.* ({', '.join(_RENAMED[k] for k in sorted(found))})",
+            f"{', '.join(sorted(found))}: renamed; use {', '.join(_RENAMED[k] for k in sorted(found))}",
             DeprecationWarning,
             stacklevel=2,
         )
         nested = data.get("verifier")
         merged: dict[str, Any] = dict(nested) if isinstance(nested, dict) else {}
         for old, value in found.items():
+            if old == "verifier_retries":
+                retry = data.get("retry")
+                retry = dict(retry) if isinstance(retry, dict) else {}
+                retry.setdefault("rounds", int(value))
+                data = {**data, "retry": retry}
+                continue
             if old == "verifier_options":
                 merged = merge_config(merged, nest_flat(json.loads(value) if isinstance(value, str) else value))
                 continue
             group, key = _RENAMED[old].split(".")[1:]
             plain = value.get_secret_value() if isinstance(value, SecretStr) else value
             merged.setdefault(group, {}).setdefault(key, plain)
+        if not merged and "verifier" in data:  # only `verifier_retries`: the verifier is as given
+            return data
         return {**data, "verifier": merged}
 
     @field_validator("verifier", mode="before")
@@ -163,6 +180,11 @@ class Settings(BaseSettings):
         if not isinstance(value, dict):
             return value
         options = parse_config(VerifierOptions, value, where="verifier", strings=True, defaults=API_VERIFIER_DEFAULTS)
+        if options.retries.count != CLIENT_RETRIES:
+            raise ValueError(
+                f"verifier.retries.count must be {CLIENT_RETRIES}: the prover's `retry` rounds are the one retry layer "
+                "(kimina_verify.attempts); set retry.rounds (KIMINA_API_RETRY__ROUNDS) instead"
+            )
         endpoint = options.endpoint
         url = _unset_if_empty(endpoint.url) or _unset_if_empty(os.environ.get("LEAN_SERVER_API_URL"))
         key = _unset_if_empty(endpoint.api_key) or _unset_if_empty(os.environ.get("LEAN_SERVER_API_KEY"))

@@ -238,10 +238,8 @@ def _canonical(kind: SourceKind, label: str, index: int, r: dict[str, Any], *, r
         uid, informal, statement = r.get("statement_id"), r.get("natural_language"), r.get("formal_statement")
         source = r.get("source") or ""
     else:
-        uid, informal, source = r.get("name"), _strip_doc_comment(r.get("informal_prefix")), "minif2f"
-        statement = (rectified and r.get("formal_statement_rectified")) or r.get("formal_statement")
-        if isinstance(statement, str) and isinstance(r.get("header"), str):
-            statement = r["header"] + statement
+        uid, informal, statement = minif2f_fields(r, rectified=rectified)
+        source = "minif2f"
     if not isinstance(statement, str):
         raise _RowError("missing_statement", "no formal statement")
     try:
@@ -264,6 +262,19 @@ def _canonical(kind: SourceKind, label: str, index: int, r: dict[str, Any], *, r
         "author": str(author),
         "variant_of": None,
     }
+
+
+def minif2f_fields(record: Mapping[str, Any], *, rectified: bool) -> tuple[Any, Any, Any]:
+    """`(name, informal problem, statement)` of a raw miniF2F row, as every miniF2F reader here takes them.
+
+    The informal problem loses the `/-- ... -/` doc comment around it (the prompt shows plain text, as for the training
+    rows' `natural_language`); the statement is the corrected one when `rectified` and the row has one, with the
+    row's `header` in front. Values are returned unchecked (the caller rejects missing ones).
+    """
+    statement = (rectified and record.get("formal_statement_rectified")) or record.get("formal_statement")
+    if isinstance(statement, str) and isinstance(record.get("header"), str):
+        statement = record["header"] + statement
+    return record.get("name"), _strip_doc_comment(record.get("informal_prefix")), statement
 
 
 def _data_source(kind: SourceKind, label: str, record: dict[str, Any]) -> str:

@@ -1,13 +1,16 @@
 """Lean 4 theorem statements as datasets carry them: split the header, check the shape, normalise, key for de-duplication.
 
 Pure Python on purpose: it runs once per row over ~100K rows, so it is a handful of regular expressions and one
-comment scanner, not a Lean parser.
+comment scanner, not a Lean parser. The de-duplication key is the shared statement normaliser's
+(`kimina_format.lean_statement`), so that rows are compared as the format rule and kimina-verify compare statements.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from kimina_format.lean_statement import statement_fingerprint
 
 MAX_STATEMENT_CHARS = 20_000
 """Longer statements are rejected (`too_long`): real ones are a few hundred characters, and a prompt that size is
@@ -24,10 +27,6 @@ _HEADER_LINE = re.compile(r"(import|open|set_option)\s(?!.*\bin\s*$)")
 _DECLARATION = re.compile(r"(?<![\w.'])(theorem|lemma|example)(?![\w.'])")
 _BY = re.compile(r":=\s*by(?![\w.'!?])")
 _SORRY = re.compile(r"(?<![\w.'])sorry(?![\w.'!?])")
-_NAME_AFTER_KEYWORD = re.compile(r"(?<![\w.'])(theorem|lemma)\s+[^\s:({\[⦃]+")
-# Whitespace matters only between two identifier characters (`a b` is not `ab`); next to a symbol it is layout.
-_SPACE_NEAR_SYMBOL = re.compile(r"\s+(?=[^\w\s'.!?])|(?<=[^\w\s'.!?])\s+")
-_SPACES = re.compile(r"\s+")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _COMMENT_OR_STRING = re.compile(r'"|--|/-')
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -161,8 +160,9 @@ def parse_statement(text: str | None, *, default_header: str = DEFAULT_HEADER) -
 
 
 def statement_key(body: str) -> str:
-    """A key that is equal for statements that differ only in comments, layout or the theorem's name."""
-    code = blank_comments(body)
-    code = _NAME_AFTER_KEYWORD.sub(r"\1 _", code)
-    code = _SPACE_NEAR_SYMBOL.sub("", code)
-    return _SPACES.sub(" ", code).strip()
+    """A key that is equal for statements that differ only in comments, layout, `lemma`/`theorem` or the name.
+
+    The shared statement normaliser's (`kimina_format.lean_statement.statement_fingerprint`): Lean's tokens, so
+    a string or an escaped name is compared as Lean reads it, as the format rule and kimina-verify compare statements.
+    """
+    return statement_fingerprint(body)

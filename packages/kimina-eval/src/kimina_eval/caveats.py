@@ -82,5 +82,5 @@ def _different_statements(main: RunSummary, other: RunSummary, shared: frozenset
 def _settings(summary: RunSummary) -> str:
     if summary.config is None:
         return "unknown dataset"
-    rectified = ", rectified" if summary.config.rectified else ""
-    return f"dataset {summary.config.dataset}{rectified}"
+    statements = "corrected" if summary.config.rectified else "original"
+    return f"dataset {summary.config.dataset}, {statements} statements"

@@ -13,9 +13,10 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
-from kimina_verify import Endpoint, Timeouts, VerifierOptions
+from kimina_verify import Endpoint, Retries, Timeouts, VerifierOptions
+from kimina_verify.attempts import CLIENT_RETRIES
 from kimina_verify.config import field_default, field_help
 from rich.console import Console
 from rich.logging import RichHandler
@@ -158,7 +159,15 @@ def _add_model_arguments(parser: argparse.ArgumentParser, *, n: int, n_help: str
     parser.add_argument("--limit", type=int, help="only the first LIMIT problems")
     template = field_default(RunConfig, "template")
     parser.add_argument("--template", default=template, help=field_help(RunConfig, "template"))
-    parser.add_argument("--rectified", action="store_true", help="use corrected statements where the dataset has them")
+    parser.add_argument(
+        "--statements",
+        choices=("corrected", "original"),
+        default="corrected",
+        help="miniF2F statements: corrected (the 15 fixed test statements, the set upstream's numbers used) or "
+        "original (default: %(default)s)",
+    )
+    # Kept so that older command lines still work: corrected statements are the default now.
+    parser.add_argument("--rectified", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--name", default="", help=field_help(RunConfig, "name", default="the model's name"))
     for flag, name in [("--temperature", "temperature"), ("--top-p", "top_p"), ("--max-tokens", "max_tokens")]:
         default = field_default(SamplingParams, name)
@@ -207,7 +216,13 @@ def _lean_url(args: argparse.Namespace) -> str:
 def _verifier_options(args: argparse.Namespace) -> VerifierOptions:
     """The one `VerifierOptions` the `--lean-*` and `--verdict-cache` flags select."""
     cache = str(args.verdict_cache) if args.verdict_cache is not None else None
-    return VerifierOptions(Endpoint(args.lean_url, args.lean_api_key), Timeouts(lean_s=args.lean_timeout), cache=cache)
+    # No client retries: the runner's RetryPolicy rounds are the one retry layer (kimina_verify.attempts).
+    return VerifierOptions(
+        Endpoint(args.lean_url, args.lean_api_key),
+        Timeouts(lean_s=args.lean_timeout),
+        Retries(count=CLIENT_RETRIES),
+        cache=cache,
+    )
 
 
 def _no_server(error: VerificationUnavailable) -> CliError:
@@ -225,7 +240,7 @@ def _run_config(args: argparse.Namespace, fix_turns: int) -> RunConfig:
         n=args.n,
         fix_turns=fix_turns,
         template=args.template,
-        rectified=args.rectified,
+        rectified=args.statements == "corrected",
         limit=args.limit,
         sampling=SamplingParams(args.temperature, args.top_p, args.max_tokens, args.seed),
     )
@@ -346,29 +361,20 @@ def _engine_option(item: str) -> tuple[str, Any]:
     return key.replace("-", "_"), value
 
 
-class _RichProgress:
-    """A progress bar over first attempts, with problems solved so far."""
+class _ProgressBar:
+    """A progress bar for `run` and `search` alike: a description (problems solved so far), then done of total units."""
 
-    def __init__(self) -> None:
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("samples"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-        )
+    def __init__(self, unit: str, *, remaining: bool) -> None:
+        columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit)]
+        columns += [TimeElapsedColumn(), *([TimeRemainingColumn()] if remaining else [])]
+        self.progress = Progress(*columns, console=console)
         self.console = console
         self.task = self.progress.add_task("starting", total=None)
 
-    def update(self, state: RunProgress) -> None:
-        fixed = f" ({state.solved_with_fix} with fixes)" if state.solved_with_fix != state.solved else ""
-        infra = f", [yellow]{state.infra} infra[/yellow]" if state.infra else ""
-        description = f"solved {state.solved}/{state.problems}{fixed}{infra}"
-        self.progress.update(self.task, description=description, total=state.total, completed=state.done)
+    def show(self, description: str, total: int, done: int) -> None:
+        self.progress.update(self.task, description=description, total=total, completed=done)
 
-    def __enter__(self) -> _RichProgress:
+    def __enter__(self) -> Self:
         self.progress.start()
         return self
 
@@ -376,31 +382,30 @@ class _RichProgress:
         self.progress.stop()
 
 
-class _SearchProgressBar:
-    """A progress bar over problems, with problems solved so far."""
+def _infra(count: int) -> str:
+    return f", [yellow]{count} infra[/yellow]" if count else ""
+
+
+class _RichProgress(_ProgressBar):
+    """Over first attempts, with problems solved so far."""
 
     def __init__(self) -> None:
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("problems"),
-            TimeElapsedColumn(),
-            console=console,
-        )
-        self.task = self.progress.add_task("starting", total=None)
+        super().__init__("samples", remaining=True)
+
+    def update(self, state: RunProgress) -> None:
+        fixed = f" ({state.solved_with_fix} with fixes)" if state.solved_with_fix != state.solved else ""
+        self.show(f"solved {state.solved}/{state.problems}{fixed}{_infra(state.infra)}", state.total, state.done)
+
+
+class _SearchProgressBar(_ProgressBar):
+    """Over problems, with problems solved so far."""
+
+    def __init__(self) -> None:
+        super().__init__("problems", remaining=False)
 
     def update(self, state: SearchProgress) -> None:
-        infra = f", [yellow]{state.infra} infra[/yellow]" if state.infra else ""
-        description = f"solved {state.solved}/{state.problems}, {state.samples} samples{infra}"
-        self.progress.update(self.task, description=description, total=state.problems, completed=state.done)
-
-    def __enter__(self) -> _SearchProgressBar:
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
+        description = f"solved {state.solved}/{state.problems}, {state.samples} samples{_infra(state.infra)}"
+        self.show(description, state.problems, state.done)
 
 
 def _report(args: argparse.Namespace) -> None:

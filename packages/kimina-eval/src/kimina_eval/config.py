@@ -40,7 +40,8 @@ class RunConfig:
         n: Samples per problem.
         fix_turns: 0, or 1 for one error-fix turn per failed first attempt.
         template: Prompt template of `kimina_format.prompts.build_messages`.
-        rectified: Whether corrected statements replace the original ones where available.
+        rectified: Whether corrected statements replace the original ones where available (the default: the set
+            upstream's published numbers used, see `kimina_data.minif2f_problems.DEFAULT_STATEMENTS`).
         limit: Only the first ``limit`` problems, or None for all.
         sampling: Sampling settings.
     """
@@ -53,7 +54,7 @@ class RunConfig:
     n: int = 32
     fix_turns: int = 0
     template: str = "rl"
-    rectified: bool = False
+    rectified: bool = True
     limit: int | None = None
     sampling: SamplingParams = field(default_factory=SamplingParams)
 

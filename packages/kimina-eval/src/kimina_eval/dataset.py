@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,7 @@ class Problem:
         name: miniF2F name, e.g. ``mathd_algebra_478``.
         split: ``valid`` or ``test``.
         formal_statement: Header and theorem, ending in ``:= by``: what the model is given and must keep unchanged.
-        informal: The natural-language problem (miniF2F's ``informal_prefix`` doc comment), or None.
+        informal: The natural-language problem (miniF2F's ``informal_prefix`` without its doc comment), or None.
     """
 
     name: str
@@ -85,17 +84,21 @@ def load_problems(
     split: str = "test",
     *,
     limit: int | None = None,
-    rectified: bool = False,
+    rectified: bool = True,
 ) -> list[Problem]:
-    """Load miniF2F problems of one split, in file order.
+    """Load miniF2F problems of one split, in file order, through kimina-data's reader (`read_minif2f`).
+
+    Statements and informal texts are normalised as kimina-data's RL parquet has them, so a problem's prompt here is
+    the one its validation row carries during training.
 
     Args:
         dataset: ``"minif2f"`` (the file shipped with kimina-data, see `find_minif2f`) or a path to a JSONL file with miniF2F's
-            fields: ``name``, ``split``, ``formal_statement``, and optionally ``header``, ``informal_prefix``,
-            ``formal_statement_rectified``.
+            fields: ``name``, ``formal_statement``, and optionally ``split`` (default ``test``), ``header``,
+            ``informal_prefix``, ``formal_statement_rectified``.
         split: ``"valid"`` or ``"test"``.
         limit: Keep only the first ``limit`` problems.
-        rectified: Use ``formal_statement_rectified`` where a row has one (15 corrected test statements).
+        rectified: Use ``formal_statement_rectified`` where a row has one (the 15 corrected test statements; the
+            default, see `kimina_data.minif2f_problems.DEFAULT_STATEMENTS`).
 
     Returns:
         The problems.
@@ -103,33 +106,15 @@ def load_problems(
     Raises:
         DatasetError: If the file is missing or malformed (the line is named), or the split is unknown or empty.
     """
+    from kimina_data.minif2f_problems import read_minif2f, statement_set
+    from kimina_data.sources import SourceError
+
     if split not in SPLITS:
         raise DatasetError(f"unknown split {split!r}; miniF2F has {', '.join(SPLITS)}")
     path = find_minif2f() if str(dataset) == "minif2f" else Path(dataset)
-    if not path.is_file():
-        raise DatasetError(f"dataset file not found: {path}")
-    problems = []
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                if row["split"] != split:
-                    continue
-                statement = (rectified and row.get("formal_statement_rectified")) or row["formal_statement"]
-                problems.append(
-                    Problem(
-                        name=row["name"],
-                        split=split,
-                        formal_statement=(row.get("header") or "") + statement,
-                        informal=row.get("informal_prefix"),
-                    )
-                )
-            except (json.JSONDecodeError, KeyError, TypeError) as error:
-                raise DatasetError(f"{path}:{number}: not a miniF2F row ({type(error).__name__}: {error})") from None
-            if limit is not None and len(problems) >= limit:
-                break
-    if not problems:
-        raise DatasetError(f"{path} holds no problem in split {split!r}")
-    return problems
+    try:
+        read = read_minif2f(path, split, statements=statement_set(rectified))
+    except SourceError as error:
+        raise DatasetError(str(error)) from None
+    problems = [Problem(p.name, p.split, p.statement, p.informal) for p in read]
+    return problems[:limit] if limit is not None else problems

@@ -50,6 +50,12 @@ def _percent(estimate: Estimate | None, *, interval: bool = True) -> str:
     return f"{text} [{100 * estimate.low:.1f}, {100 * estimate.high:.1f}]" if interval else text
 
 
+_STATEMENTS_NOTE = (
+    "`corrected`: the 15 fixed test statements in place of the originals, the set upstream's numbers used; "
+    "`original`: DeepSeek-Prover-V1.5's statements unchanged"
+)
+
+
 def render_markdown(summaries: Sequence[RunSummary]) -> str:
     """Render the report for one or more runs (the first is the main one, the others compared to it).
 
@@ -65,7 +71,11 @@ def render_markdown(summaries: Sequence[RunSummary]) -> str:
     lines = [f"# miniF2F-{'/'.join(split)}: pass@{k}", ""]
     for warning in caveats(summaries):
         lines += [f"> **Warning:** {warning}", ""]
-    lines += [*(f"- {line}" for line in verifier_lines(summaries)), ""]
+    sets = sorted({s.statement_set for s in summaries if s.statement_set})
+    lines += [*(f"- {line}" for line in verifier_lines(summaries))]
+    if sets:
+        lines.append(f"- miniF2F statements: {', '.join(sets)} ({_STATEMENTS_NOTE})")
+    lines.append("")
     # Every run is scored at the same k values here, whatever n each had.
     headline = [s.scores_at([k]) for s in summaries]
     if searched:
@@ -133,8 +143,8 @@ def _runs_table(summaries: Sequence[RunSummary]) -> list[str]:
         "## Runs",
         "",
         "| Model | Engine | n | Problems | Graded samples | Infra failures | Incomplete problems | Corrupt lines "
-        "| Format ok | Sampling | Directory |",
-        "|:--|:--|--:|--:|--:|--:|--:|--:|--:|:--|:--|",
+        "| Format ok | Statements | Sampling | Directory |",
+        "|:--|:--|--:|--:|--:|--:|--:|--:|--:|:--|:--|:--|",
     ]
     for s in summaries:
         c = s.config
@@ -142,7 +152,7 @@ def _runs_table(summaries: Sequence[RunSummary]) -> list[str]:
         format_ok = f"{100 * s.format_ok:.1f}%" if s.format_ok is not None else "n/a"
         lines.append(
             f"| {s.name} | {c.engine if c else '?'} | {s.n} | {s.scores.problems} | {s.scores.samples} "
-            f"| {s.scores.infra} | {s.incomplete} | {len(s.corrupt_lines)} | {format_ok} | {sampling} "
+            f"| {s.scores.infra} | {s.incomplete} | {len(s.corrupt_lines)} | {format_ok} | {s.statement_set or '?'} | {sampling} "
             f"| `{s.directory}` |"
         )
     return [*lines, ""]

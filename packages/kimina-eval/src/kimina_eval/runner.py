@@ -1,8 +1,9 @@
 """The evaluation loop: sample, check the format, verify with Lean, give failures one fix turn, record everything.
 
-Each problem gets n first attempts. Every attempt is format-checked (kimina-format) and its final ``lean4`` block is
-verified (kimina-verify). With ``fix_turns=1``, each failed attempt that had code to verify gets one revision turn
-showing Lean's feedback. Records are appended to ``samples.jsonl`` as batches complete, so a killed run restarts where
+Each problem gets n first attempts, prompted as kimina-data's RL validation rows are (`prover_messages`). Every attempt
+is format-checked (kimina-format) and its final ``lean4`` block is verified (kimina-verify). With ``fix_turns=1``, the
+attempts the attempt protocol names (`kimina_verify.attempts.gets_fix_turn`: code, format holds, Lean refused it) get
+one revision turn showing Lean's feedback. Records are appended to ``samples.jsonl`` as batches complete, so a killed run restarts where
 it stopped: attempts already graded are not redone, attempts left ``infra`` are graded again.
 
 Generation and verification overlap: while one batch of problems is verified, the next is generated. Everything cheap
@@ -13,28 +14,39 @@ engine is built, so a mistake costs a second, not a model load.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import os
-import time
-import zlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, cast
 
+from kimina_data.prover_prompt import prover_messages
 from kimina_format import FormatVerdict, check_format
-from kimina_format.prompts import TemplateName, build_fix_messages, build_messages
-from kimina_verify import Verdict, VerdictKind, Verifier, VerifierOptions, VerifyItem, render_feedback
+from kimina_format.prompts import TemplateName
+from kimina_verify import Retries, Verdict, Verifier, VerifierOptions, VerifyItem
+from kimina_verify.attempts import (
+    CLIENT_RETRIES,
+    RetryPolicy,
+    fix_feedback,
+    fix_messages,
+    gets_fix_turn,
+    verify_retrying,
+)
 from kimina_verify.environment import LeanEnvironment
 
-from kimina_eval.config import SAMPLES_FILE, RunConfig, check_resumable, load_config, save_config
+from kimina_eval.config import RunConfig
 from kimina_eval.dataset import Problem, load_problems
-from kimina_eval.engines.base import Engine, EngineError, EngineFactory, Messages, as_engine
+from kimina_eval.engines.base import Engine, EngineFactory, Messages, as_engine
+from kimina_eval.generation import generate
+from kimina_eval.run_folder import RunFolder
 from kimina_eval.store import NO_PROOF, SampleRecord, SampleWriter, latest, load_records
 
 logger = logging.getLogger(__name__)
+
+EVAL_VERIFIER_DEFAULTS = VerifierOptions(retries=Retries(count=CLIENT_RETRIES))
+"""The client's options when none are given: kimina-verify's defaults without client retries (the protocol's)."""
 
 
 class VerificationUnavailable(RuntimeError):
@@ -55,11 +67,21 @@ async def connected_verifier(options: VerifierOptions | None = None) -> AsyncIte
 
     An unset URL and key default to ``$LEAN_SERVER_API_URL`` (else ``http://localhost:8000``) and
     ``$LEAN_SERVER_API_KEY``, as for kimina-client. A stand-in server (``lean-repl-sim``) is logged as a warning: its
-    verdicts are not proofs.
+    verdicts are not proofs. The client does not retry (``options.retries.count`` is
+    `kimina_verify.attempts.CLIENT_RETRIES`; None gives `EVAL_VERIFIER_DEFAULTS`): the runner's `RetryPolicy` rounds
+    are the one retry layer.
 
     Raises:
         VerificationUnavailable: If the verification server does not answer ``/health``.
+        ValueError: If ``options.retries.count`` is not ``CLIENT_RETRIES`` (two retry layers).
     """
+    options = EVAL_VERIFIER_DEFAULTS if options is None else options
+    if options.retries.count != CLIENT_RETRIES:
+        # Two layers would multiply (3 client retries x 5 rounds) and make an outage's wait hard to predict.
+        raise ValueError(
+            f"verifier.retries.count must be {CLIENT_RETRIES} (kimina_verify.attempts.CLIENT_RETRIES): the runner's "
+            "RetryPolicy rounds are the one retry layer"
+        )
     async with Verifier(options) as verifier:
         try:
             health = await verifier.health()
@@ -116,13 +138,19 @@ class RunOptions:
 
     Attributes:
         batch_problems: Problems generated together; also the unit written to disk.
-        infra_retries: Rounds of re-verification for attempts still ``infra`` after the verifier's own retries.
-        retry_delay_s: Wait before the first such round; doubles each round.
+        infra_retries: Rounds of re-verification for attempts still ``infra`` (the only retry layer: the client is
+            built with ``retries=0``).
+        retry_delay_s: Wait before the first such round; doubles each round, up to 30 s.
     """
 
     batch_problems: int = 8
-    infra_retries: int = 2
-    retry_delay_s: float = 10.0
+    infra_retries: int = RetryPolicy.rounds
+    retry_delay_s: float = RetryPolicy.first_delay_s
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """These options as the attempt protocol's retry policy."""
+        return RetryPolicy(rounds=self.infra_retries, first_delay_s=self.retry_delay_s)
 
 
 @dataclass
@@ -168,11 +196,12 @@ class Runner:
         self.config = config
         self.verifier = verifier
         self.out_dir = Path(out_dir)
+        self.folder = RunFolder(out_dir, config)
         self.options = options
         self.progress = progress
         self.lean_env = lean_env
         self.problems = load_problems(config.dataset, config.split, limit=config.limit, rectified=config.rectified)
-        self._check_directory()
+        self.folder.check()
         self.engine: Engine | None = engine if isinstance(engine, Engine) else None
         self._engine = engine
         self._done: dict[tuple[str, int, int], SampleRecord] = {}
@@ -186,12 +215,12 @@ class Runner:
         Raises:
             ConfigError: If ``out_dir`` holds a run with different settings.
         """
-        self._check_directory()  # again: another process may have started a run there since
+        self.folder.check()  # again: another process may have started a run there since
         self.engine = self.engine or as_engine(self._engine)  # built now, once every cheap check has passed
-        save_config(self.out_dir, self.config)
-        records, corrupt = load_records(self.out_dir / SAMPLES_FILE)
+        self.folder.claim()
+        records, corrupt = load_records(self.folder.samples)
         if corrupt:
-            logger.warning("%d corrupt lines in %s were skipped", len(corrupt), self.out_dir / SAMPLES_FILE)
+            logger.warning("%d corrupt lines in %s were skipped", len(corrupt), self.folder.samples)
         for key, record in latest(records).items():
             if record.correct is None:
                 self._infra[key] = record
@@ -204,7 +233,7 @@ class Runner:
         batches = [self.problems[i : i + size] for i in range(0, len(self.problems), size)]
         # Two batches in flight: one generating while the other is verified.
         gate = asyncio.Semaphore(2)
-        with SampleWriter(self.out_dir / SAMPLES_FILE, lean_env=self.lean_env) as writer:
+        with SampleWriter(self.folder.samples, lean_env=self.lean_env) as writer:
 
             async def process(batch: list[Problem]) -> None:
                 async with gate:
@@ -215,30 +244,18 @@ class Runner:
             await asyncio.gather(*(process(batch) for batch in batches))
         return self._report()
 
-    def _check_directory(self) -> None:
-        saved = load_config(self.out_dir)
-        if saved is not None:
-            check_resumable(saved, self.config)
-
     async def _generate(self, prompts: list[Messages], n: int, key: str) -> tuple[list[list[str]], float]:
-        sampling = self.config.sampling
-        if sampling.seed is not None:
-            # A fixed seed on every call would repeat the same draws for resumed or extra samples.
-            derived = zlib.crc32(f"{sampling.seed}:{key}".encode())
-            sampling = dataclasses.replace(sampling, seed=derived)
         engine = self.engine
         assert engine is not None, "run() builds the engine before generating"
-        async with self._engine_lock:
-            start = time.perf_counter()
-            outputs = await asyncio.to_thread(engine.generate, prompts, n, sampling)
-            elapsed = time.perf_counter() - start
-        if len(outputs) != len(prompts) or any(len(o) != n for o in outputs):
-            raise EngineError(f"the engine returned {[len(o) for o in outputs]} completions, expected {n} each")
+        outputs, elapsed = await generate(
+            lambda: engine, prompts, n, self.config.sampling, key=key, lock=self._engine_lock
+        )
         return outputs, elapsed / max(1, len(prompts) * n)
 
     def _prompt(self, problem: Problem) -> Messages:
-        template = cast(TemplateName, self.config.template)
-        return build_messages(problem.formal_statement, problem.informal, template=template)
+        return prover_messages(
+            problem.formal_statement, problem.informal, template=cast(TemplateName, self.config.template)
+        )
 
     def _regrade(self, batch: list[Problem], turn: int) -> list[_Attempt]:
         """Attempts of this batch left ungraded by infrastructure failures: verify their completions again."""
@@ -276,16 +293,13 @@ class Runner:
             for problem in batch
             for i in range(self.config.n)
             if (first := self._done.get((problem.name, i, 0))) is not None
-            and first.correct is False
-            and first.feedback  # only failures with code have feedback: nothing to fix otherwise
+            and gets_fix_turn(format_ok=first.format_ok, code=first.code, verdict=first.verdict)
             and (problem.name, i, 1) not in self._done
             and (problem.name, i, 1) not in self._infra
         ]
         if todo:
             by_name = {p.name: p for p in batch}
-            prompts = [
-                build_fix_messages(self._prompt(by_name[r.problem]), r.completion, r.feedback or "") for r in todo
-            ]
+            prompts = [fix_messages(self._prompt(by_name[r.problem]), r.completion, r.feedback or "") for r in todo]
             outputs, per_sample = await self._generate(prompts, 1, f"{todo[0].problem}:{todo[0].sample}:1")
             attempts += [
                 _Attempt(by_name[r.problem], r.sample, 1, out[0], per_sample)
@@ -319,7 +333,7 @@ class Runner:
     def _record(attempt: _Attempt, check: FormatVerdict, verdict: Verdict | None, tries: int) -> SampleRecord:
         code = check.completion.code
         # Stored with the attempt so that its fix turn, now or after a resume, is prompted with exactly this text.
-        feedback = (render_feedback(code, verdict) or None) if verdict is not None and code is not None else None
+        feedback = (fix_feedback(code, verdict) or None) if verdict is not None and code is not None else None
         return SampleRecord(
             problem=attempt.problem.name,
             sample=attempt.sample,
@@ -339,23 +353,8 @@ class Runner:
         )
 
     async def _verify(self, items: list[VerifyItem]) -> tuple[list[Verdict], list[int]]:
-        """Verify, then re-verify what is still ``infra`` in a few spaced rounds."""
-        if not items:
-            return [], []
-        verdicts = list(await self.verifier.verify(items))
-        tries = [1] * len(items)
-        delay = self.options.retry_delay_s
-        for _ in range(self.options.infra_retries):
-            again = [i for i, v in enumerate(verdicts) if v.kind is VerdictKind.INFRA]
-            if not again:
-                break
-            logger.warning("%d attempts hit infrastructure failures; retrying in %.0f s", len(again), delay)
-            await asyncio.sleep(delay)
-            delay *= 2
-            for i, verdict in zip(again, await self.verifier.verify([items[i] for i in again]), strict=True):
-                verdicts[i] = verdict
-                tries[i] += 1
-        return verdicts, tries
+        """Verify, then re-verify what is still ``infra`` in the protocol's spaced rounds."""
+        return await verify_retrying(self.verifier.verify, items, self.options.retry)
 
     def _report(self) -> RunProgress:
         names = {p.name for p in self.problems}

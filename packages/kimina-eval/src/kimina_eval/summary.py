@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kimina_data.minif2f_problems import statement_set
 from kimina_verify.environment import LeanEnvironment
 
 from kimina_eval.config import SAMPLES_FILE, RunConfig, load_config
@@ -90,12 +91,18 @@ class RunSummary:
             ],
         }
 
+    @property
+    def statement_set(self) -> str | None:
+        """The miniF2F statements the run was prompted with (`corrected` or `original`); None without a config."""
+        return statement_set(self.config.rectified) if self.config is not None else None
+
     def as_dict(self) -> dict[str, Any]:
         """Return the summary as a JSON-ready dict."""
         return {
             "name": self.name,
             "directory": str(self.directory),
             "config": self.config.to_dict() if self.config else None,
+            "statement_set": self.statement_set,
             "n": self.n,
             "with_fix": self.with_fix,
             "scores": self.scores.as_dict(),

@@ -25,6 +25,12 @@ class FormatConfig:
             many characters after normalisation; two such lines are near-duplicates when they share their first or
             their last half that many (normalised) characters, so one local edit leaves a copy a near-duplicate.
         max_near_duplicates: Most near-duplicates one long prose line may have (itself included).
+        max_paraphrased_copies: Most long prose lines that share one middle passage (32 key bytes from the first `e`
+            past their 16th): copies of one line with new opening and closing words.
+        max_short_line_repeats: Most times one short non-blank prose line (under `repetition_min_chars`, by the
+            same key) may occur anywhere: loops of short lines (`Wait.`, `.`, `--`) are loops too.
+        max_line_chars: Most bytes in the key of one prose line (UTF-8, spaces and digits deleted): a prose line is
+            a paragraph, not a dump of words or symbols.
         min_tactic_blocks: Fewest ```` ```tactics ```` blocks the thinking must contain.
         min_tactic_block_lines: Fewest non-comment, non-blank lines each tactic block must contain.
         max_tactic_block_lines_floor: A tactic block may always have this many proof lines, however short the proof.
@@ -50,6 +56,14 @@ class FormatConfig:
         max_trailing_whitespace: Most whitespace characters after the final Lean block.
         max_space_run: Most spaces (or tabs) in a row anywhere in the completion.
         max_blank_lines: Most blank lines in a row anywhere in the completion.
+        max_tab_chars: Most tab characters in the prose (the models write none; in code Lean refuses them).
+        max_invisible_chars: Most invisible characters in the prose: zero-width and other format characters,
+            non-ASCII spaces (no-break, ideographic, ...), control characters, variation selectors, blank Braille.
+        max_symbol_chars: Most pictographic characters in the prose (emoji, dingbats, private use).
+        max_code_declarations: Most declarations in the final code (the theorem and its helpers).
+        max_code_literal_chars: Most characters in string and character literals of the final code.
+        max_helper_chars: Most non-whitespace characters of the final code between its header and the last
+            theorem (the helpers it proves or defines first).
         soft_max_tokens: Length penalty is zero up to this many tokens, then grows linearly.
         max_tokens: Length penalty reaches 1 here; a longer response is a `too_long` violation.
         chars_per_token: Token estimate used when no tokenizer callback is given.
@@ -62,6 +76,9 @@ class FormatConfig:
     max_consecutive_repeats: int | None = 4
     near_duplicate_min_chars: int = 100
     max_near_duplicates: int | None = 14
+    max_paraphrased_copies: int | None = 100
+    max_short_line_repeats: int | None = 250
+    max_line_chars: int | None = 3_000
     min_tactic_blocks: int | None = 2
     min_tactic_block_lines: int | None = 1
     max_tactic_block_lines_floor: int = 10
@@ -80,6 +97,12 @@ class FormatConfig:
     max_trailing_whitespace: int | None = 32
     max_space_run: int | None = 100
     max_blank_lines: int | None = 20
+    max_tab_chars: int | None = 64
+    max_invisible_chars: int | None = 32
+    max_symbol_chars: int | None = 400
+    max_code_declarations: int | None = 12
+    max_code_literal_chars: int | None = 1_000
+    max_helper_chars: int | None = 8_000
     soft_max_tokens: int = 20_480
     max_tokens: int | None = 24_576
     chars_per_token: float = 3.2

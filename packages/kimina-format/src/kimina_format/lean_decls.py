@@ -10,6 +10,7 @@ anonymous section; `mutual ... end` is one command.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Literal
 
@@ -120,16 +121,22 @@ class _Scopes:
     def __init__(self) -> None:
         self.stack: list[tuple[ScopeKind, str]] = []
         self.problems: list[ScopeProblem] = []
+        self._namespace: str | None = None
 
     @property
     def namespace(self) -> str:
-        return ".".join(name for kind, name in self.stack if kind == "namespace")
+        # Cached until the stack changes: a long run of declarations deep in namespaces stays linear.
+        if self._namespace is None:
+            self._namespace = ".".join(name for kind, name in self.stack if kind == "namespace")
+        return self._namespace
 
     def open(self, kind: ScopeKind, name: str) -> None:
+        self._namespace = None
         parts = name.split(".") if name else [""]
         self.stack.extend((kind, part) for part in parts)
 
     def end(self, offset: int, name: str | None) -> None:
+        self._namespace = None
         if self.stack and self.stack[-1][0] == "mutual" and name is None:
             self.stack.pop()
             return
@@ -175,6 +182,7 @@ def outline(text: str, lexed: Lexed) -> Outline:
     found: list[Declaration] = []
     opens: list[OpenCommand] = []
     n = len(tokens)
+    lines = _LineCounter(text)
     for i, tok in enumerate(tokens):
         if tok.kind != "ident" or tok.escaped:
             continue
@@ -190,12 +198,30 @@ def outline(text: str, lexed: Lexed) -> Outline:
         elif tok.text == "end":
             scopes.end(tok.start, named.text if same_line and named is not None else None)
         elif tok.text == "open":
-            opens.append(_open_command(tokens, i))
+            opens.append(_open_command(text, tokens, i))
         elif _is_declaration(tokens, i):
-            end = next((j for j in starts if j > i), n)
-            found.append(_declaration(text, tokens, i, end, scopes.namespace))
+            # The next command start after `i` (a binary search: the outline stays linear in the declarations).
+            k = bisect.bisect_right(starts, i)
+            end = starts[k] if k < len(starts) else n
+            found.append(_declaration(text, tokens, i, end, scopes.namespace, lines.line(tok.start)))
     scopes.finish(len(text))
     return Outline(tuple(found), tuple(opens), tuple(scopes.problems))
+
+
+class _LineCounter:
+    """1-based line numbers of increasing offsets, counted incrementally (`line_of` per declaration is quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.offset = 0
+        self.count = 1
+
+    def line(self, offset: int) -> int:
+        if offset < self.offset:
+            return line_of(self.text, offset)
+        self.count += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.count
 
 
 def _is_word(tok: Token) -> bool:
@@ -240,13 +266,29 @@ def _starts_command(text: str, tok: Token) -> bool:
     return (tok.text in COMMAND_WORDS and not tok.escaped) if tok.kind == "ident" else tok.text in ("#", "@")
 
 
-def _open_command(tokens: tuple[Token, ...], i: int) -> OpenCommand:
+def _column(text: str, offset: int) -> int:
+    return offset - (text.rfind("\n", 0, offset) + 1)
+
+
+def _open_command(text: str, tokens: tuple[Token, ...], i: int) -> OpenCommand:
+    """The `open` command at token `i`.
+
+    Its names go on past a line end only while they stand right of the `open` (Lean's `openSimple` reads
+    `many1 (checkColGt >> ident)`): a line that starts at or left of its column begins another command.
+    """
     names: list[str] = []
     plain, scoped_in = True, False
+    column = _column(text, tokens[i].start)
+
+    def continues(j: int) -> bool:
+        tok = tokens[j]
+        on_new_line = "\n" in text[tokens[j - 1].end : tok.start]
+        return not on_new_line or _column(text, tok.start) > column
+
     j = i + 1
     if j < len(tokens) and tokens[j].is_keyword("scoped"):
         plain, j = False, j + 1
-    while j < len(tokens) and tokens[j].kind == "ident" and not _is_word(tokens[j]):
+    while j < len(tokens) and tokens[j].kind == "ident" and not _is_word(tokens[j]) and continues(j):
         if tokens[j].text in _OPEN_WORDS and not tokens[j].escaped:
             scoped_in = tokens[j].text == "in"
             plain = plain and scoped_in
@@ -254,7 +296,7 @@ def _open_command(tokens: tuple[Token, ...], i: int) -> OpenCommand:
         names.append(tokens[j].text)
         j += 1
     else:
-        if j < len(tokens) and tokens[j].text == "(":
+        if j < len(tokens) and tokens[j].text == "(" and continues(j):
             plain = False
     return OpenCommand(tokens[i].start, tuple(names), scoped_in, plain)
 
@@ -320,7 +362,9 @@ def attribute_names(tokens: tuple[Token, ...] | list[Token]) -> list[str]:
     return names
 
 
-def _declaration(text: str, tokens: tuple[Token, ...], i: int, end: int, namespace: str) -> Declaration:
+def _declaration(
+    text: str, tokens: tuple[Token, ...], i: int, end: int, namespace: str, line: int | None = None
+) -> Declaration:
     """Read the declaration whose keyword is token `i`, up to token `end` (the next command)."""
     keyword = tokens[i]
     j = i + 1
@@ -356,7 +400,7 @@ def _declaration(text: str, tokens: tuple[Token, ...], i: int, end: int, namespa
         keyword=keyword.text,
         name=name,
         start=keyword.start,
-        line=line_of(text, keyword.start),
+        line=line_of(text, keyword.start) if line is None else line,
         statement=tuple(statement),
         proof_start=proof_start,
         tokens=tuple(t.text for t in tokens[j:end]),

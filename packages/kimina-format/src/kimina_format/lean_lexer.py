@@ -9,8 +9,9 @@ changed since: identifier characters grew after v4.15 (`ⱼ` in lean4#6679, Lati
 lean4#9035, Unicode XID planned), numerals gained `_` separators, isolated `\r` became an error.
 
 What Lean decides and this lexer follows exactly: whitespace is only space, tab, `\r` and `\n`; `--` and `/-` open
-comments only where whitespace is read (between tokens); block comments nest; `/--` and `/-!` open doc comments whose
-body starts after three characters (so `/--/` does not close itself); string escapes and string gaps; a `'` at the
+comments only where whitespace is read (between tokens: always after a name, a literal or a closing bracket); block
+comments nest; every block comment's body starts three characters in (`/--` and `/-!` are doc comment tokens, and
+`whitespace` steps over the third character of a plain `/-`), so `/-/-/` is a whole comment and `/--/` stays open; string escapes and string gaps; a `'` at the
 start of a token opens a character literal unless a second `'` follows; `r#"..."#` raw strings start only at the start
 of a token (`Foo.r#"` continues the identifier); `«...»` escapes run to the first `»`, newlines included, and may
 follow a `.` inside a name.
@@ -73,7 +74,9 @@ _NOT_NEWLINE = re.compile(r"[^\n]")
 # What comes before the quote of Mathlib's tokens that end in one (`''` is recognised from its first quote).
 _QUOTE_TOKEN_HEADS = ("⁻¹", "∑", "∏")
 # Characters after which Lean's next token starts for sure (`clean`), or may not (`symbol`, `word`).
-Before = Literal["clean", "word", "symbol", "literal"]
+Before = Literal["clean", "word", "symbol", "closer", "literal"]
+# Closing brackets: no token of Lean or Mathlib starts with one and goes on, so what follows starts a new token.
+_CLOSERS = frozenset(")]}⟩")
 
 
 class Token(NamedTuple):
@@ -188,9 +191,14 @@ class _Lexer:
     def unterminated(self, offset: int, what: str) -> None:
         self.problems.append(LexProblem("unterminated", offset, f"unterminated {what}: it would hide the rest"))
 
-    def glued(self, i: int, what: str, *, after_word: bool = False) -> None:
-        """A literal or comment starting right after a symbol (or word): Lean's token table decides what it is."""
-        if self.before == "symbol" or (after_word and self.before == "word"):
+    def glued(self, i: int, what: str) -> None:
+        """A literal or comment starting right after a symbol: Lean's token table decides what it is.
+
+        After a name, a literal, whitespace or a closing bracket Lean's `whitespace` runs before anything else (every
+        token parser ends with it), so a comment starts there for sure: no token of Lean or Mathlib continues a name
+        or a closing bracket with `-`, `/`, a quote or `«`.
+        """
+        if self.before == "symbol":
             self.ambiguous(i, f"{what} right after `{self.src[i - 1]}`: Lean may read them as one token")
 
     def emit(self, kind: TokenKind, start: int, end: int, text: str | None = None, *, escaped: bool = False) -> None:
@@ -203,18 +211,21 @@ class _Lexer:
     # --- comments ---------------------------------------------------------------------------------------------------
 
     def line_comment(self, i: int) -> int:
-        self.glued(i, "a comment", after_word=True)
+        self.glued(i, "a comment")
         end = self.src.find("\n", i)
         end = self.n if end < 0 else end
         self.comment(i, end, doc=False)
         return end
 
     def block_comment(self, i: int) -> int:
-        self.glued(i, "a comment", after_word=True)
+        self.glued(i, "a comment")
         doc = self.src[i + 2 : i + 3] in ("-", "!")
-        # `finishCommentBlock` starts after the opener: `/--` takes three characters, so `/--/` stays open.
+        # `finishCommentBlock` starts three characters in, for every block comment: a doc comment's `/--` or `/-!` is
+        # a token of three characters, and `whitespace` reads the third character of a plain `/-` (to tell it from a
+        # doc comment) and steps over it (`s.next input i`). So that character never opens or closes anything:
+        # `/-/-/` is a whole comment, `/-/- a -/` closes at its only `-/`, and `/--/` stays open.
         depth = 1
-        for m in _BLOCK_DELIMITERS.finditer(self.src, i + (3 if doc else 2)):
+        for m in _BLOCK_DELIMITERS.finditer(self.src, min(i + 3, self.n)):
             depth += 1 if m.group() == "/-" else -1
             if depth == 0:
                 self.comment(i, m.end(), doc=doc)
@@ -376,7 +387,7 @@ class _Lexer:
         if _LATER_ID_CHARS.match(c) or (not c.isascii() and unicodedata.category(c) in _FUTURE_ID_CATEGORIES):
             self.ambiguous(i, f"`{c}` is part of names in other Lean versions than v4.15")
         self.emit("symbol", i, i + 1)
-        self.before = "symbol"
+        self.before = "closer" if c in _CLOSERS else "symbol"
         return i + 1
 
     def stripped(self) -> str:

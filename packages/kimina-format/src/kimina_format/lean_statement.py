@@ -14,6 +14,8 @@ from typing import Literal
 
 from kimina_format.lean_decls import THEOREM_KEYWORDS, Declaration, Outline, outline
 from kimina_format.lean_lexer import Lexed, lex
+from kimina_format.lean_source import strip_comments
+from kimina_format.lean_statement_fast import is_plain, plain_match, plain_statement, plain_tokens
 
 StatementCode = Literal["statement_missing", "statement_mismatch", "statement_unparsable", "statement_duplicate"]
 
@@ -55,7 +57,7 @@ class LeanText:
         """Whether instances or variables come before the target theorem (a statement that brings its own context)."""
         target = self.target()
         return target is not None and any(
-            t.kind == "ident" and not t.escaped and t.text in _CONTEXT_WORDS and t.start < target.start
+            t.kind == "ident" and not t.escaped and t.text.rstrip("?!") in _CONTEXT_WORDS and t.start < target.start
             for t in self.lexed.tokens
         )
 
@@ -116,6 +118,50 @@ def match_statement(code: LeanText, statement: LeanText, theorem: str | None = N
     if difference is not None:
         problems.append(StatementProblem("statement_mismatch", actual.start, difference, actual.line))
     return StatementMatch(actual, expected, tuple(sorted(problems, key=lambda p: p.offset)))
+
+
+def statement_preserved(code: str, formal_statement: str, theorem: str | None = None) -> bool | None:
+    """Whether `code` states the formal statement's declarations unchanged: `match_statement` finds no problem.
+
+    The one verdict on statement preservation, for the format rule and kimina-verify alike. Plain code is answered
+    by `lean_statement_fast` when it can prove the match (regexes, no lexer), everything else by `match_statement`.
+
+    Args:
+        code: Lean code, such as a completion's final block.
+        formal_statement: The dataset statement, header and `sorry` included or not.
+        theorem: The theorem's name, when the statement declares several.
+
+    Returns:
+        True or False; None when the formal statement declares no theorem (there is nothing to compare).
+    """
+    if theorem is None:
+        plain = plain_statement(formal_statement)
+        if plain is not None and plain_match(code, strip_comments(code)[0], plain):
+            return True
+    match = match_statement(LeanText.of(code), LeanText.of(formal_statement), theorem)
+    if match.expected is None:
+        return None
+    return not match.problems
+
+
+def statement_fingerprint(text: str) -> str:
+    """A key equal for statements that differ only in comments, layout, `lemma`/`theorem` or the theorem's name.
+
+    The tokens of `text` as Lean reads them (`lean_lexer`, or its plain-text shortcut), joined by spaces, with the
+    name after each `theorem`/`lemma` replaced by `_`: for de-duplicating datasets, where a renamed copy is a copy.
+    """
+    tokens = plain_tokens(text) if is_plain(text) else [t.text for t in lex(text).tokens]
+    out: list[str] = []
+    anonymous = False
+    for token in tokens:
+        if anonymous:
+            out.append("_")
+            anonymous = False
+            continue
+        if token in THEOREM_KEYWORDS:
+            token, anonymous = "theorem", True
+        out.append(token)
+    return " ".join(out)
 
 
 def _definition_problems(code: LeanText, statement: LeanText, target: Declaration) -> list[StatementProblem]:

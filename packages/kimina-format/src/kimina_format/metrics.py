@@ -14,10 +14,10 @@ from typing import Any, NamedTuple
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
 from kimina_format.lean_source import Comment, LeanParts, non_space_length, plain_tactic_lines, split_lean
-from kimina_format.padding import over_limit_run
+from kimina_format.padding import junk_characters, over_limit_run
 from kimina_format.parsing import Block, Completion
 from kimina_format.repetition import Repetition, line_keys, measure_repetition
-from kimina_format.statement import statement_matches
+from kimina_format.statement import final_statement_matches
 from kimina_format.tactics import iou, tactics_used
 
 # A tactic-block line that holds two of these words reads as English: none of them is Lean syntax or a tactic, and
@@ -32,6 +32,7 @@ _ENGLISH_IDENTIFIERS = frozenset(w.encode() for word in _ENGLISH_WORDS for w in 
 _PUNCTUATION = re.compile(r"[^\w\s]+")
 _ALNUM = re.compile(r"[^\W_]")
 _DIGITS = re.compile(r"\d+")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 # Comments that carry no information, after lower-casing and removing punctuation and numbers ("-- Step 2:").
 PLACEHOLDER_COMMENTS = frozenset(
     {
@@ -65,6 +66,14 @@ class FormatMetrics:
         consecutive_repeats: Copies in a row of the most looped passage of long prose lines (1: no loop).
         loop_lines: Long lines in one copy of that passage (0: no loop).
         near_duplicates: Most near-duplicates of one prose line of at least `near_duplicate_min_chars` characters.
+        paraphrased_copies: Most long prose lines that share one anchored middle passage (copies reworded at both
+            ends).
+        short_line_repeats: Occurrences of the most repeated short non-blank prose line, when the prose has more
+            short lines than `max_short_line_repeats` (0 otherwise).
+        longest_line_chars: Bytes in the key of the longest prose line (0 when no line is long).
+        invisible_chars: Invisible characters in the prose (zero-width, format, control, non-ASCII spaces).
+        symbol_chars: Pictographic characters in the prose (emoji, dingbats, private use).
+        tab_chars: Tab characters in the prose.
         space_run: Most spaces (or tabs) in a row anywhere, when more than `max_space_run` (0 otherwise: shorter runs
             are not measured, which would cost a dozen scans of the text).
         blank_line_run: Most blank lines in a row anywhere (in the prose, lines of only spaces and digits count as
@@ -87,6 +96,9 @@ class FormatMetrics:
         tactic_name_iou: IoU of the tactic names in the tactic blocks and in the final proof body.
         tactic_line_iou: IoU of the normalised proof lines in the tactic blocks and in the final proof body.
         tactic_name_coverage: Share of the final proof's tactic names that the tactic blocks also use.
+        code_declarations: Declarations in the final code.
+        code_literal_chars: Characters in the string literals of the final code.
+        helper_chars: Non-whitespace characters of the final code's declarations before its last theorem.
         statement_match: Whether the final code holds the given statement (None when none was given or no code).
     """
 
@@ -103,6 +115,12 @@ class FormatMetrics:
     consecutive_repeats: int = 1
     loop_lines: int = 0
     near_duplicates: int = 0
+    paraphrased_copies: int = 0
+    short_line_repeats: int = 0
+    longest_line_chars: int = 0
+    invisible_chars: int = 0
+    symbol_chars: int = 0
+    tab_chars: int = 0
     space_run: int = 0
     blank_line_run: int = 0
     tactic_blocks: int = 0
@@ -122,6 +140,9 @@ class FormatMetrics:
     tactic_name_iou: float = 0.0
     tactic_line_iou: float = 0.0
     tactic_name_coverage: float = 0.0
+    code_declarations: int = 0
+    code_literal_chars: int = 0
+    helper_chars: int = 0
     statement_match: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -169,6 +190,7 @@ def measure(
     code = completion.code
     final = split_lean(code) if code is not None else None
     thinking_chars = completion.thinking_span.size if completion.thinking_span is not None else 0
+    junk = junk_characters(completion.prose_utf8)
 
     commented = blocks.comments
     tactics_comment_chars = non_space_length("".join(c.text for comments in commented for c in comments))
@@ -185,6 +207,12 @@ def measure(
         "consecutive_repeats": repetition.consecutive,
         "loop_lines": repetition.loop_lines,
         "near_duplicates": repetition.near_duplicates,
+        "paraphrased_copies": repetition.anchored_copies,
+        "short_line_repeats": repetition.short_repeats,
+        "longest_line_chars": repetition.longest_line,
+        "invisible_chars": junk.invisible,
+        "symbol_chars": junk.symbols,
+        "tab_chars": junk.tabs,
         "space_run": max(
             over_limit_run(text, " ", config.max_space_run),
             over_limit_run(text, "\t", config.max_space_run),
@@ -231,9 +259,23 @@ def measure(
         tactic_name_iou=iou(think_names, final_names),
         tactic_line_iou=iou(think_invocations, final_invocations),
         tactic_name_coverage=len(think_names & final_names) / len(final_names) if final_names else 1.0,
-        statement_match=None if formal_statement is None else statement_matches(final, formal_statement),
+        statement_match=None if formal_statement is None else final_statement_matches(final, formal_statement),
+        **_code_padding(final),
     )
     return _metrics(metrics)
+
+
+def _code_padding(final: LeanParts) -> dict[str, int]:
+    """What the final code holds besides its theorem: declarations, literal text, helpers before the last theorem."""
+    code = final.code
+    literal_chars = sum(map(len, _STRING.findall(code))) if '"' in code else 0
+    declarations = len(final.statements)
+    helper_chars = 0
+    if declarations > 1:
+        last = max(code.rfind("\ntheorem "), code.rfind("\nlemma "))
+        if last > final.declarations_start:
+            helper_chars = non_space_length(code[final.declarations_start : last])
+    return {"code_declarations": declarations, "code_literal_chars": literal_chars, "helper_chars": helper_chars}
 
 
 class TacticBlockLines(NamedTuple):

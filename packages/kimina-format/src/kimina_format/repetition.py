@@ -38,6 +38,11 @@ class Repetition(NamedTuple):
         blank_lines: Most lines in a row that are blank once spaces and digits are deleted, when more than
             `max_blank_lines` (0 otherwise).
         counts: How often each long line's key occurs.
+        short_repeats: Occurrences of the most repeated short non-blank line (under `repetition_min_chars`), when
+            there are more short lines than `max_short_line_repeats` (0 otherwise: it cannot exceed the bound).
+        longest_line: Bytes in the longest line's key.
+        anchored_copies: Most long lines that share the same anchored band (see `_anchored_copies`), when there
+            are more long lines than `max_paraphrased_copies` (0 otherwise).
     """
 
     lines: int
@@ -48,6 +53,9 @@ class Repetition(NamedTuple):
     near_duplicates: int
     blank_lines: int
     counts: Counter[bytes]
+    short_repeats: int = 0
+    longest_line: int = 0
+    anchored_copies: int = 0
 
 
 def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str]) -> Repetition:
@@ -62,8 +70,9 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
     long = long_keys(keys, config.repetition_min_chars)
     lines = keys.count(b"\n") + 1
     blank_lines = over_limit_run(keys, b"\n", config.max_blank_lines, offset=1)
+    short_repeats = _short_repeats(keys, lines - 1 - len(long), config)
     if not long:
-        return Repetition(lines, 0, 0.0, 1, 0, 0, blank_lines, Counter())
+        return Repetition(lines, 0, 0.0, 1, 0, 0, blank_lines, Counter(), short_repeats, 0)
     counts = Counter(long)
     most = max(counts.values())
     ratio = 1.0 - len(counts) / len(long)
@@ -81,7 +90,38 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
         _near_duplicates(counts, config.near_duplicate_min_chars),
         blank_lines,
         counts,
+        short_repeats,
+        _longest(long),
+        _anchored_copies(long) if _over(len(long), config.max_paraphrased_copies) else 0,
     )
+
+
+def _over(count: int, bound: int | None) -> bool:
+    """Whether `count` long lines could hold a group over `bound` (always measured when there is no bound)."""
+    return bound is None or count > bound
+
+
+def _short_repeats(keys: bytes, not_long: int, config: FormatConfig) -> int:
+    """Occurrences of the most repeated short non-blank key, when the short lines are more than the bound allows.
+
+    Short lines are never objects otherwise; here they are only made when there are enough of them to break the bound
+    (counted first from the line count, which is a C scan), so most completions pay one `count`.
+    """
+    most = config.max_short_line_repeats
+    # Short non-blank lines are at most the lines that are not long, less one blank line per "\n\n".
+    if most is None or not_long < most or not_long - keys.count(b"\n\n") < most:
+        return 0
+    least = config.repetition_min_chars
+    # Most common first (sorted in C): the first short non-blank line is nearly always among the top few.
+    for line, count in Counter(keys.split(b"\n")).most_common():
+        if 0 < len(line) < least:
+            return count
+    return 0
+
+
+def _longest(long: list[bytes]) -> int:
+    """Bytes in the longest key (0 without long lines: every line is then shorter than `repetition_min_chars`)."""
+    return max(map(len, long)) if long else 0
 
 
 def long_keys(keys: bytes, min_chars: int) -> list[bytes]:
@@ -171,6 +211,22 @@ def _near_duplicates(counts: Counter[bytes], min_chars: int) -> int:
         tail_counts[tail] = tail_counts.get(tail, 0) + count
         both[head, tail] = both.get((head, tail), 0) + count
     return max(head_counts[h] + tail_counts[t] - both[h, t] for h, t in zip(heads, tails, strict=True))
+
+
+# The anchored band of a long line: 32 key bytes from the first `e` at or past its 16th byte.
+_ANCHORED_BAND = re.compile(rb"\n[^\n]{16}[^e\n]*(e[^\n]{31})")
+
+
+def _anchored_copies(long: list[bytes]) -> int:
+    """Most long lines that share their anchored band: copies reworded at both ends, with the middle kept.
+
+    The near-duplicate bands (a line's first or last bytes) miss a copy with new opening and closing words. An anchor
+    chosen by content (the first `e` past the opening) moves with the text, so copies whose openings differ in length
+    still cut their middle at one of a few `e`s: their bands fall into a few groups, not one per copy
+    (content-defined chunking, as rsync does). One regex pass over the long lines, counted in C.
+    """
+    bands = _ANCHORED_BAND.findall(b"\n" + b"\n".join(long))
+    return max(Counter(bands).values(), default=0)
 
 
 def near_duplicate_line(text: str, min_chars: int) -> str:

@@ -110,6 +110,30 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
                 f"{m.near_duplicates} prose lines are near-copies of one (limit {limit}): {_quote(line)}",
             )
         )
+    limit = config.max_paraphrased_copies
+    if limit is not None and m.paraphrased_copies > limit:
+        violations.append(
+            Violation(
+                Code.NEAR_DUPLICATES,
+                f"{m.paraphrased_copies} prose lines share one passage, reworded around it (limit {limit})",
+            )
+        )
+    limit = config.max_short_line_repeats
+    if limit is not None and m.short_line_repeats > limit:
+        violations.append(
+            Violation(
+                Code.SHORT_LINE_REPEATS,
+                f"a short prose line occurs {m.short_line_repeats} times (limit {limit})",
+            )
+        )
+    limit = config.max_line_chars
+    if limit is not None and m.longest_line_chars > limit:
+        violations.append(
+            Violation(
+                Code.LINE_TOO_LONG,
+                f"a prose line has {m.longest_line_chars} bytes without spaces and digits (limit {limit})",
+            )
+        )
     return violations
 
 
@@ -270,6 +294,54 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
                 f"{m.after_code_chars} whitespace characters after the final Lean block (limit {most})",
             )
         )
+    most = config.max_tab_chars
+    if most is not None and m.tab_chars > most:
+        violations.append(
+            Violation(Code.WHITESPACE_PADDING, f"{m.tab_chars} tab characters in the prose (limit {most})")
+        )
+    most = config.max_invisible_chars
+    if most is not None and m.invisible_chars > most:
+        violations.append(
+            Violation(
+                Code.JUNK_CHARACTERS,
+                f"{m.invisible_chars} invisible characters (zero-width, control or non-ASCII spaces) in the prose"
+                f" (limit {most})",
+            )
+        )
+    most = config.max_symbol_chars
+    if most is not None and m.symbol_chars > most:
+        violations.append(
+            Violation(Code.JUNK_CHARACTERS, f"{m.symbol_chars} emoji or pictographs in the prose (limit {most})")
+        )
+    return violations
+
+
+def code_padding(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 9: the final code is the theorem and a few helpers, not padding that Lean accepts."""
+    if c.code is None:
+        return []
+    violations = []
+    most = config.max_code_declarations
+    if most is not None and m.code_declarations > most:
+        violations.append(
+            Violation(Code.CODE_PADDING, f"{m.code_declarations} declarations in the final code (limit {most})")
+        )
+    most = config.max_code_literal_chars
+    if most is not None and m.code_literal_chars > most:
+        violations.append(
+            Violation(
+                Code.CODE_PADDING,
+                f"{m.code_literal_chars} characters of string literals in the final code (limit {most})",
+            )
+        )
+    most = config.max_helper_chars
+    if most is not None and m.helper_chars > most:
+        violations.append(
+            Violation(
+                Code.CODE_PADDING,
+                f"{m.helper_chars} characters of helper declarations before the theorem (limit {most})",
+            )
+        )
     return violations
 
 
@@ -282,6 +354,7 @@ RULES: tuple[Rule, ...] = (
     alignment,
     statement,
     length,
+    code_padding,
 )
 
 

@@ -1,4 +1,4 @@
-"""Rule 7's matcher: does the final code state the given theorem unchanged (comments and spacing aside)?"""
+"""Rule 7: does the final code state the given theorem unchanged (`final_statement_matches`, and the older text key)?"""
 
 from __future__ import annotations
 
@@ -6,8 +6,14 @@ import re
 from functools import lru_cache
 
 from kimina_format.lean_source import LeanParts, normalise_lean, split_lean
+from kimina_format.lean_statement import statement_preserved
+from kimina_format.lean_statement_fast import plain_match, plain_statement
 
 _PROOF_WORDS = ("by", "sorry")
+LEXER_MAX_CHARS = 100_000
+"""Final code longer than this is not lexed by the statement rule (real final proofs reach 24,000 characters)."""
+LEXER_MAX_DECLARATIONS = 256
+"""Final code with more declarations than this is not lexed by the statement rule (real ones have one)."""
 _NAME_CHAR = re.compile(r"[\w'.?!]")
 
 
@@ -49,6 +55,26 @@ def statement_matches(final: LeanParts, formal_statement: str) -> bool:
     while start != -1 and not _starts_name(code, start):
         start = code.find(key, start + 1)
     return start != -1
+
+
+def final_statement_matches(final: LeanParts, formal_statement: str) -> bool:
+    """Rule 7's verdict: `lean_statement.statement_preserved` on the final code, the normaliser kimina-verify uses.
+
+    The code's comments are already blanked in `final`, so the plain-code shortcut costs no second scan. A statement
+    that declares no theorem has nothing to match, and matches. Code the shortcut cannot decide goes to the lexer,
+    unless it is of hostile size (over `LEXER_MAX_CHARS` characters or `LEXER_MAX_DECLARATIONS` declarations, far
+    beyond real proofs): it is then not shown to keep the statement, and fails, in linear time.
+
+    Args:
+        final: The final code, split (see `split_lean`).
+        formal_statement: The statement the model was given, header and `sorry` included or not.
+    """
+    plain = plain_statement(formal_statement)
+    if plain is not None and plain_match(final.source, final.code, plain):
+        return True
+    if len(final.source) > LEXER_MAX_CHARS or len(final.statements) > LEXER_MAX_DECLARATIONS:
+        return False
+    return statement_preserved(final.source, formal_statement) is not False
 
 
 def _without_trailing_proof(text: str) -> str:

@@ -27,6 +27,8 @@ class ViolationCode(str, Enum):
     REPEATED_LINES = "repeated_lines"
     CONSECUTIVE_REPEATS = "consecutive_repeats"
     NEAR_DUPLICATES = "near_duplicates"
+    SHORT_LINE_REPEATS = "short_line_repeats"
+    LINE_TOO_LONG = "line_too_long"
     # Rule 4: enough tactic blocks in the thinking, closed, none empty, none longer than the proof warrants, all of
     # them code; and the thinking is reasoning, not the final code copied.
     TOO_FEW_TACTIC_BLOCKS = "too_few_tactic_blocks"
@@ -47,6 +49,9 @@ class ViolationCode(str, Enum):
     # Rule 8: the response is longer than the configured maximum, or padded with whitespace.
     TOO_LONG = "too_long"
     WHITESPACE_PADDING = "whitespace_padding"
+    JUNK_CHARACTERS = "junk_characters"
+    # Rule 9: the final code is the proof, not padding (helper spam, long literals).
+    CODE_PADDING = "code_padding"
 
     def __str__(self) -> str:
         return self.value

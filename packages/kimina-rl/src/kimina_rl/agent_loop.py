@@ -1,7 +1,8 @@
 """`kimina_fix`: verl's agent loop for proving with one error-correction turn fed by Lean's feedback.
 
-Generate a proof; check it; if the format holds but Lean refused it, show Lean's feedback as a user turn (kept out of
-the loss) and generate a revision, all within `max_response_length`. The trajectory is scored here, so verl skips
+Generate a proof; check it; if the attempt protocol gives it a fix turn (`kimina_verify.attempts`: the format holds and
+Lean refused the proof), show Lean's feedback as a user turn (kept out of the loss) and generate a revision, all within
+`max_response_length`. This module keeps only what is token-level: the token budget of the feedback turn, the masks. The trajectory is scored here, so verl skips
 its reward loop for it. This module imports verl at the top (it subclasses verl's `AgentLoopBase`): verl's workers
 import it through `kimina_rl/config/agent_loops.yaml`; `import kimina_rl` does not.
 """
@@ -16,15 +17,13 @@ from uuid import uuid4
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register  # noqa: TID253
 from verl.utils.profiler import simple_timer  # noqa: TID253
 
-from kimina_rl.scoring import Attempt, Problem, reward_info
+from kimina_rl.scoring import REWARD_FIELD, REWARD_SEAL_FIELD, Attempt, Problem, reward_info, seal_reward
 from kimina_rl.service import Scorer, scorer_for
 from kimina_rl.settings import Settings
 
 logger = logging.getLogger(__name__)
 
 AGENT_NAME = "kimina_fix"
-REWARD_FIELD = "kimina_reward"
-"""`extra_fields` key holding the reward dict, so `compute_score` can reuse it if verl ever calls it anyway."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +124,7 @@ class KiminaFixAgentLoop(AgentLoopBase):  # type: ignore[misc]  # verl is untype
         extra_fields.update(
             {"turn_scores": [first.score, final.score] if revised else [first.score], "tool_rewards": []}
         )
-        extra_fields.update({"reward_extra_info": info, REWARD_FIELD: info})
+        extra_fields.update({"reward_extra_info": info, REWARD_FIELD: info, REWARD_SEAL_FIELD: seal_reward(info)})
 
         response_ids = tokens.ids[len(prompt_ids) :][: self.response_length]
         return AgentLoopOutput(
@@ -188,15 +187,15 @@ class KiminaFixAgentLoop(AgentLoopBase):  # type: ignore[misc]  # verl is untype
         self, messages: list[dict[str, Any]], attempt: Attempt, tokens: _Tokens
     ) -> _Tokens | None:
         """The response with the feedback turn appended (mask 0), within `fix.max_feedback_tokens`, or None."""
-        from kimina_format.prompts import build_fix_messages
-        from kimina_verify import render_feedback
+        from kimina_verify.attempts import fix_feedback, fix_messages
 
         fix = self.settings.fix
         assert attempt.code is not None and attempt.verdict is not None
         chars = fix.max_feedback_chars
+        # Only the token budget is this loop's own; the feedback and the fix prompt are the attempt protocol's.
         while chars >= _MIN_FEEDBACK_CHARS:
-            feedback = render_feedback(attempt.code, attempt.verdict, max_errors=fix.max_errors, max_chars=chars)
-            conversation = build_fix_messages(messages, attempt.text, feedback)
+            feedback = fix_feedback(attempt.code, attempt.verdict, max_errors=fix.max_errors, max_chars=chars)
+            conversation = fix_messages(messages, attempt.text, feedback)
             merged, mask, logprobs = await self.ct_merge_context_msg(
                 conversation[:-1], conversation, tokens.ids, tokens.mask, tokens.logprobs
             )

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kimina_rl.scoring import Problem, reward_info, unencodable_attempt
+from kimina_rl.scoring import Problem, reward_info, sealed_reward, unencodable_attempt
 from kimina_rl.service import scorer_for
 from kimina_rl.settings import Settings
 
 _SETTINGS_KEYS = ("verifier", "scorer", "fix", "format", "history")
 # Keyword arguments verl itself may add (reward-model routing); they are not ours to read.
 _VERL_KEYS = frozenset({"reward_router_address", "reward_model_tokenizer"})
-_AGENT_REWARD_FIELD = "kimina_reward"
 
 
 async def compute_score(
@@ -50,9 +49,9 @@ async def compute_score(
     Example:
         >>> # await compute_score("numina", completion, stmt, {"formal_statement": stmt}, verifier={"url": url})
     """
-    ready = (extra_info or {}).get(_AGENT_REWARD_FIELD)
-    if isinstance(ready, Mapping):  # the kimina_fix agent loop already scored this trajectory
-        return dict(ready)
+    ready = sealed_reward(extra_info)
+    if ready is not None:  # the kimina_fix agent loop already scored this trajectory (and sealed it)
+        return ready
     unknown = set(kwargs) - set(_SETTINGS_KEYS) - _VERL_KEYS
     if unknown:
         raise ValueError(f"unknown reward_kwargs {sorted(unknown)}; expected the kimina_rl section {_SETTINGS_KEYS}")

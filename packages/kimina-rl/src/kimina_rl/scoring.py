@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
+import json
+import os
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -121,8 +125,14 @@ class Attempt:
 
     @property
     def fixable(self) -> bool:
-        """Worth a fix turn: the format holds but Lean refused the proof (not an infrastructure failure)."""
-        return self.format.ok and self.verdict is not None and not self.verdict.ok and not self.verdict.is_infra
+        """Worth a fix turn, by the attempt protocol (`kimina_verify.attempts.gets_fix_turn`).
+
+        That is code whose format holds and that Lean refused (`lean_error` or `sorry`); not a timeout, an integrity
+        rejection or an infrastructure failure.
+        """
+        from kimina_verify.attempts import gets_fix_turn
+
+        return gets_fix_turn(format_ok=self.format.ok, code=self.code, verdict=self.verdict)
 
 
 def unencodable_attempt(text: str, settings: Settings) -> Attempt | None:
@@ -175,3 +185,39 @@ def reward_info(final: Attempt, first: Attempt | None = None, *, fix_reward_scal
         "check_time_s": float(sum(t.verdict.time_s or 0.0 for t in turns if t.verdict is not None)),
         "cache_hit": float(final.verdict is not None and final.verdict.cached),
     }
+
+
+REWARD_FIELD = "kimina_reward"
+"""`extra_info` key where the `kimina_fix` agent loop leaves the reward it computed (verl merges its `extra_fields`)."""
+REWARD_SEAL_FIELD = "kimina_reward_seal"
+"""`extra_info` key of the seal that proves `REWARD_FIELD` came from the agent loop, not from a dataset row."""
+REWARD_KEY_ENV = "KIMINA_REWARD_KEY"
+"""Environment variable holding the key of the seal; set it for the whole cluster so that every worker shares it."""
+
+
+def _reward_key() -> bytes:
+    # A process without the variable makes one up (and its children inherit it): a seal from elsewhere then fails and
+    # the trajectory is scored again, which costs time but never trusts a number a dataset row brought.
+    key = os.environ.get(REWARD_KEY_ENV)
+    if not key:
+        key = os.environ.setdefault(REWARD_KEY_ENV, secrets.token_hex(32))
+    return key.encode()
+
+
+def seal_reward(info: Mapping[str, Any]) -> str:
+    """The seal of a reward dict: an HMAC of its canonical JSON under the key of `REWARD_KEY_ENV`."""
+    payload = json.dumps(dict(info), sort_keys=True, default=str).encode()
+    return hmac.new(_reward_key(), payload, hashlib.sha256).hexdigest()
+
+
+def sealed_reward(extra_info: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The reward the agent loop left in `extra_info`, if its seal holds; None otherwise (score the sample).
+
+    A dataset row that carries its own `kimina_reward` mapping cannot seal it without the key, so it never sets its
+    own reward.
+    """
+    ready = (extra_info or {}).get(REWARD_FIELD)
+    seal = (extra_info or {}).get(REWARD_SEAL_FIELD)
+    if not isinstance(ready, Mapping) or not isinstance(seal, str):
+        return None
+    return dict(ready) if hmac.compare_digest(seal, seal_reward(ready)) else None

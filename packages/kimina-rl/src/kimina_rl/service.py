@@ -149,7 +149,8 @@ class Scorer:
 def _build_verifier(settings: Settings) -> Verifier:
     from kimina_verify import Verifier
 
-    # `Settings.from_mapping` keeps the client's retries at 0: this module owns the retry budget (infra_retry_s).
+    # `Settings` keeps the client's retries at the attempt protocol's `CLIENT_RETRIES` (0): the one retry layer is
+    # the caller's, here `_verify`'s time budget (infra_retry_s).
     return Verifier(settings.verifier)
 
 

@@ -6,13 +6,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kimina_verify.attempts import CLIENT_RETRIES, FEEDBACK_MAX_CHARS, FEEDBACK_MAX_ERRORS
 from kimina_verify.config import ConfigError, parse_config, suggest
 from kimina_verify.options import Limits, Retries, VerifierOptions
 
-# kimina-rl's own defaults for the client; every other option keeps kimina-verify's default. No client retries: the
-# scorer owns the retry budget (`ScorerSettings.infra_retry_s`), so the two layers do not multiply; 16 requests in
-# flight per worker process.
-RL_VERIFIER_DEFAULTS = VerifierOptions(retries=Retries(count=0), limits=Limits(max_concurrency=16))
+# kimina-rl's own defaults for the client; every other option keeps kimina-verify's default. No client retries (the
+# attempt protocol's `CLIENT_RETRIES`): the scorer owns the retry budget (`ScorerSettings.infra_retry_s`), so the two
+# layers do not multiply; 16 requests in flight per worker process.
+RL_VERIFIER_DEFAULTS = VerifierOptions(retries=Retries(count=CLIENT_RETRIES), limits=Limits(max_concurrency=16))
 
 # The flat keys of `kimina_rl.verifier` before 0.5, and where they live now (for the error message).
 _MOVED = {
@@ -60,9 +61,9 @@ class FixSettings:
         train_first_turn: Whether the failed first attempt stays in the loss when a fix turn follows it.
     """
 
-    max_feedback_chars: int = 3000
+    max_feedback_chars: int = FEEDBACK_MAX_CHARS
     max_feedback_tokens: int = 1024
-    max_errors: int = 3
+    max_errors: int = FEEDBACK_MAX_ERRORS
     min_revision_tokens: int = 1024
     reward_scale: float = 1.0
     train_first_turn: bool = True
@@ -92,7 +93,7 @@ class Settings:
     history_path: str | None = None
 
     def __post_init__(self) -> None:
-        if self.verifier.retries.count:
+        if self.verifier.retries.count != CLIENT_RETRIES:
             raise ConfigError(
                 "kimina_rl.verifier.retries.count must be 0: the scorer retries infrastructure failures itself for "
                 "kimina_rl.scorer.infra_retry_s, and two layers of retries would multiply"

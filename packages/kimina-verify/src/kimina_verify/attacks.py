@@ -5,7 +5,8 @@ The tests of everything that scores proofs use it: `kimina-verify lint`, the `Ve
 Every case states what must happen to it: the static rule that rejects it (`rule`, None when only a server can
 notice it) and the verdict kind the `Verifier` gives it against `kimina_verify.testing.sim_server`. Classes follow
 issue 16: 1 lexer disagreements with Lean, 2 same tokens with another meaning, 3 phantom targets, 4 an axiom check
-not tied to the target, 5 forged REPL replies, 6 headers, 7 text that cannot be encoded. Look-alikes pass: a rule
+not tied to the target, 5 forged REPL replies, 6 headers, 7 text that cannot be encoded; and 8 code run while Lean
+elaborates (`by_elab`, `eval%`, IO in evaluated configurations or `native_decide`). Look-alikes pass: a rule
 that rejected one of them would reject real proofs.
 """
 
@@ -24,6 +25,11 @@ PROOF = SIGNATURE + "\n  rw [Real.log_pow]\n  norm_num\n"
 """A proof of `STATEMENT`."""
 CHEAT = SIGNATURE + "\n  exact cheat.elim\n"
 """A "proof" that needs a hypothesis `cheat : False` smuggled in."""
+
+
+_DOTTED = SIGNATURE.replace("theorem target", "theorem A.B.target")
+_CONTEXT = "instance : Fact (1 < 2) := ⟨by norm_num⟩\n\n"
+_AUTO = "theorem target (h : ∀ y : ℕ, (g y : ℕ) = y) : g 0 = 0 := by"
 
 
 @dataclass(frozen=True)
@@ -99,18 +105,54 @@ LEXER = AttackClass(
             rule="lexer_ambiguous",
             verdict="integrity",
         ),
+        # Lean steps over the third character of a plain `/-` (`whitespace`): `/-/- ... -/` closes at its only `-/`,
+        # so a lexer that reads a nested opener there hides the `#eval` after it (up to `-- -/`).
+        Case(
+            "third_char_closes_early",
+            HEADER + '/-/- a boxed remark -/\n#eval IO.println "x"\n-- -/\n\n' + PROOF,
+            rule="side_command",
+            verdict="integrity",
+        ),
+        # ... and `/-/-/` is a whole comment: what a nested-opener lexer hides up to `-- -/ -/` is code.
+        Case(
+            "third_char_axiom",
+            _smuggled("/-/-/\naxiom cheat : False\n-- -/ -/").replace("exact cheat.elim", "exact cheat.elim"),
+            rule="axiom",
+            verdict="integrity",
+        ),
+        # A comment opener inside a `«»` name is part of the name: the code after it is code.
+        Case(
+            "escaped_comment_opener",
+            _smuggled("def «a /-» : ℕ := 0\nvariable (cheat : False)\ninclude cheat\ndef «-/» : ℕ := 0"),
+            rule="variable",
+            verdict="integrity",
+        ),
+        # A raw string runs to `"#`, past a `"` and a `--`: the code after it is code.
+        Case(
+            "raw_string_quote",
+            _smuggled('def s : String := r#"a " -- "#\nvariable (cheat : False)\ninclude cheat'),
+            rule="variable",
+            verdict="integrity",
+        ),
     ),
     lookalikes=(
         Case(
             "doc_comment",
             HEADER
-            + "/-- A helper: `-/` inside code spans is fine. -/\nlemma helper : (2 : ℝ) = 1 + 1 := by norm_num\n\n"
+            + "/-- A helper, proved by `norm_num`. -/\nlemma helper : (2 : ℝ) = 1 + 1 := by norm_num\n\n"
             + PROOF,
+        ),
+        Case("boxed_remark", HEADER + "/-/- a boxed remark -/\n" + PROOF),
+        Case("glued_remark", HEADER + "lemma rt_helper : True := trivial-- a remark\n\n" + PROOF),
+        Case("paren_remark", HEADER + PROOF.replace("  norm_num", "  (norm_num)-- done")),
+        Case("raw_string", HEADER + 'def s : String := r#"-/ /- -- " "#\n\n' + PROOF),
+        Case(
+            "third_char_plain", HEADER + "/-!/ a module note -/\n/-- a doc -/\nlemma h2 : True := trivial\n\n" + PROOF
         ),
         Case("bang_call", HEADER + 'def n : ℕ := String.toNat! "42"\n\n' + PROOF),
         Case("escaped_name", HEADER + "lemma «my helper» : (2 : ℝ) = 1 + 1 := by norm_num\n\n" + PROOF),
         Case("char", HEADER + "def c : Char := 'a'\n\n" + PROOF),
-        Case("arrow", HEADER + "def f : IO Unit := do\n  let x <- pure 1\n  pure ()\n\n" + PROOF),
+        Case("arrow", HEADER + "def f : Option ℕ := do\n  let x <- pure 1\n  pure x\n\n" + PROOF),
     ),
 )
 
@@ -143,6 +185,40 @@ SCOPES = AttackClass(
             rule="statement_missing",
             verdict="integrity",
         ),
+        # `theorem A.B.target` elaborates inside `namespace A.B`: the statement's `Real.log` can read `A.Real.log`.
+        Case(
+            "dotted_target_outer_namespace",
+            HEADER + "noncomputable def A.Real.log (x : ℝ) : ℝ := 0\n\n" + _DOTTED + "\n  simp [A.Real.log]\n",
+            statement=HEADER + _DOTTED + "\n  sorry\n",
+            rule="shadowing",
+            verdict="integrity",
+        ),
+        # A statement that brings an instance does not let the code add its own instance (or variable) before it.
+        Case(
+            "context_statement_instance",
+            HEADER + _CONTEXT + "instance (priority := high) : LT ℝ := ⟨fun _ _ => True⟩\n\n" + PROOF,
+            statement=HEADER + _CONTEXT + SIGNATURE + "\n  sorry\n",
+            rule="instance",
+            verdict="integrity",
+        ),
+        # `variable?` (Mathlib) is `variable`: an instance variable is included without `include`.
+        Case(
+            "variable_question_section",
+            HEADER
+            + "section\nvariable? [cheat : Fact False]\n"
+            + CHEAT.replace("cheat.elim", "cheat.out.elim")
+            + "end\n",
+            rule="variable",
+            verdict="integrity",
+        ),
+        # `g` is auto-bound in the statement (`(g y : ℕ)` is an ascription, not a binder): defining it changes it.
+        Case(
+            "auto_bound_in_forall",
+            HEADER + "def g (n : ℕ) : ℕ := n\n\n" + _AUTO + "\n  intro h\n  exact h 0\n",
+            statement=HEADER + _AUTO + "\n  sorry\n",
+            rule="shadowing",
+            verdict="integrity",
+        ),
         # A constructor named like the statement's function, made visible by `export`.
         Case(
             "export_alias",
@@ -159,6 +235,25 @@ SCOPES = AttackClass(
         Case("header_open", HEADER + "open Real\n\n" + PROOF),
         Case("dotted_namespace", HEADER + "namespace A.B\nlemma helper : True := trivial\nend A.B\n\n" + PROOF),
         Case("own_type", HEADER + "inductive Colour | red | blue\n\n" + PROOF),
+        Case(
+            "dotted_target_helper",
+            HEADER
+            + "lemma A.B.two : (2 : ℝ) = 1 + 1 := by norm_num\n\n"
+            + _DOTTED
+            + "\n  rw [Real.log_pow]\n  norm_num\n",
+            statement=HEADER + _DOTTED + "\n  sorry\n",
+        ),
+        Case(
+            "context_statement_repeated",
+            HEADER + _CONTEXT + PROOF,
+            statement=HEADER + _CONTEXT + SIGNATURE + "\n  sorry\n",
+        ),
+        Case("helper_in_opened_namespace", HEADER + "lemma Nat.rt_two : (2 : ℕ) = 1 + 1 := by norm_num\n\n" + PROOF),
+        Case(
+            "helper_in_real_namespace",
+            HEADER + "namespace Real\nlemma rt_two : (2 : ℝ) = 1 + 1 := by norm_num\nend Real\n\n" + PROOF,
+        ),
+        Case("private_helper", HEADER + "private lemma rt_helper : (2 : ℝ) = 1 + 1 := by norm_num\n\n" + PROOF),
     ),
 )
 
@@ -295,6 +390,24 @@ HEADERS = AttackClass(
             verdict="integrity",
         ),
         Case("import_lake", "import Lake\n" + HEADER + PROOF, rule="header_import", verdict="integrity"),
+        # A header hiding `#eval` behind `/-/-/` (Lean steps over the third character: the `#eval` is code).
+        Case(
+            "header_third_char_eval",
+            HEADER + PROOF,
+            statement='import Mathlib\n/-/-/\n#eval IO.Process.run {cmd := "id"}\n-- -/ -/\n\n'
+            + SIGNATURE
+            + "\n  sorry\n",
+            rule="header_command",
+            verdict="integrity",
+        ),
+        # `open IO` in a header lets the body call `Process.run` unprefixed.
+        Case(
+            "header_open_io",
+            HEADER + PROOF,
+            statement="import Mathlib\nopen IO Real\n\n" + SIGNATURE + "\n  sorry\n",
+            rule="header_command",
+            verdict="integrity",
+        ),
         Case(
             "open_in_header",
             HEADER + PROOF,
@@ -310,6 +423,7 @@ HEADERS = AttackClass(
             HEADER + PROOF,
             statement="import Mathlib\nopen scoped BigOperators\nopen Real\n\n" + SIGNATURE + "\n  sorry\n",
         ),
+        Case("escaped_import", "import Mathlib.«Tactic»\n" + HEADER + PROOF),
         Case(
             "rec_depth",
             HEADER + PROOF,
@@ -350,7 +464,104 @@ TEXT = AttackClass(
     ),
 )
 
-CLASSES = (LEXER, SCOPES, TARGETS, AXIOM_CHECK, FORGERY, HEADERS, TEXT)
+META = AttackClass(
+    8,
+    "code run while Lean elaborates",
+    attacks=(
+        # Lean core's `by_elab` runs TermElabM code: here it adds an unchecked `cheat : False` (no axiom at all).
+        Case(
+            "by_elab_add_decl",
+            HEADER
+            + "def helper : Unit := by_elab do\n  Lean.addDecl (.thmDecl { name := `cheat, levelParams := [],\n"
+            + "    type := Lean.mkConst ``False, value := Lean.mkConst ``True.intro })\n"
+            + "  return Lean.mkConst ``Unit.unit\n\n"
+            + CHEAT,
+            rule="meta_code",
+            verdict="integrity",
+        ),
+        # Mathlib's `eval%` evaluates its argument at elaboration time: IO through `unsafeBaseIO`.
+        Case(
+            "eval_percent_io",
+            HEADER
+            + 'def leak : ℕ := eval% (unsafeBaseIO (IO.Process.run { cmd := "id" } |>.toBaseIO)).toOption.get!.length\n\n'
+            + PROOF,
+            rule="meta_code",
+            verdict="integrity",
+        ),
+        # A tactic's configuration is evaluated by the interpreter: IO run purely, with the world as `()`.
+        Case(
+            "config_io",
+            HEADER
+            + SIGNATURE
+            + '\n  simp (config := { maxSteps := match IO.Process.run { cmd := "id" } () with | .ok s _ => s.length'
+            + " | _ => 0 }) only []\n  rw [Real.log_pow]\n  norm_num\n",
+            rule="meta_code",
+            verdict="integrity",
+        ),
+        # `native_decide` compiles and runs its decision: file IO inside the proposition.
+        Case(
+            "native_decide_io",
+            HEADER
+            + 'theorem leak : (match IO.FS.readFile "/etc/hostname" () with | .ok s _ => s.length | _ => 0) ≥ 0 := by\n'
+            + "  native_decide\n\n"
+            + PROOF,
+            rule="meta_code",
+            verdict="integrity",
+        ),
+        # `open IO in` (or an escaped, rooted name) so that no `IO.` prefix appears at the call.
+        Case(
+            "opened_io",
+            HEADER
+            + 'open IO in\ndef n : ℕ := match Process.run { cmd := "id" } () with | .ok s _ => s.length | _ => 0\n\n'
+            + PROOF,
+            rule="meta_code",
+            verdict="integrity",
+        ),
+        Case(
+            "rooted_lean_name",
+            HEADER + "#check (_root_.«Lean».Elab.Term.elabTerm)\n\n" + PROOF,
+            rule="meta_code",
+            verdict="integrity",
+        ),
+        # `#reduce` of a `by_elab` term (the red team's F3/B3), and `run_tac` in a proof.
+        Case(
+            "reduce_by_elab",
+            HEADER + "#reduce (by_elab return Lean.mkConst ``Nat.zero : ℕ)\n\n" + PROOF,
+            rule="meta_code",
+            verdict="integrity",
+        ),
+        Case(
+            "run_tac",
+            HEADER + SIGNATURE + '\n  run_tac Lean.logInfo "x"\n  rw [Real.log_pow]\n  norm_num\n',
+            rule="run_command",
+            verdict="integrity",
+        ),
+        # In the statement itself (prove API, a dataset row): refused before any REPL sees it.
+        Case(
+            "statement_by_elab",
+            HEADER + PROOF.replace("(h₀ : 0 < x)", "(h₀ : 0 < x) (_ : (by_elab return Lean.mkConst ``True : Prop))"),
+            statement=STATEMENT.replace(
+                "(h₀ : 0 < x)", "(h₀ : 0 < x) (_ : (by_elab return Lean.mkConst ``True : Prop))"
+            ),
+            rule="meta_code",
+            verdict="integrity",
+        ),
+    ),
+    lookalikes=(
+        Case("percent", HEADER + "lemma rt_mod : (7 : ℕ) % 3 = 1 := by norm_num\n\n" + PROOF),
+        Case(
+            "meta_like_names",
+            HEADER + "lemma lean_two (IOx evalx : ℕ) (unsafe_bound : ℕ) : (2 : ℝ) = 1 + 1 := by norm_num\n\n" + PROOF,
+        ),
+        Case(
+            "plain_config",
+            HEADER + SIGNATURE + "\n  simp (config := { decide := true }) only []\n  rw [Real.log_pow]\n  norm_num\n",
+        ),
+        Case("native_decide_pure", HEADER + "lemma rt_small : 2 + 2 = 4 := by native_decide\n\n" + PROOF),
+    ),
+)
+
+CLASSES = (LEXER, SCOPES, TARGETS, AXIOM_CHECK, FORGERY, HEADERS, TEXT, META)
 """Every class, in the issue's order."""
 
 

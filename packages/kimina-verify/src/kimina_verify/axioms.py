@@ -9,7 +9,14 @@ _NONE = re.compile(r"^'(?P<name>.+?)' does not depend on any axioms\s*$", re.DOT
 
 
 def lean_name(name: str) -> str:
-    """`name` as Lean source: each component escaped with «» where needed (`my thm.x` is `«my thm».x`)."""
+    """`name` as Lean source: each component escaped with «» where needed (`my thm.x` is `«my thm».x`).
+
+    Raises:
+        ValueError: A component holds `»` (no Lean name can: an escape ends at the first `»`, so the rest would be
+            read as code after the name) or is empty.
+    """
+    if "»" in name or any(not part for part in name.split(".")):
+        raise ValueError(f"not a Lean name: {name[:80]!r}")
     return ".".join(p if re.fullmatch(r"[^\s.«»]+", p) else f"«{p}»" for p in name.split("."))
 
 

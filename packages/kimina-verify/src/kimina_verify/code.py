@@ -90,7 +90,18 @@ class LeanCode:
     @cached_property
     def imports(self) -> tuple[str, ...]:
         """The imported modules, normalised (`Mathlib.*` collapses to `Mathlib`, duplicates dropped)."""
-        modules = [m for line in self.header_lines if line.startswith("import ") for m in line.split()[1:]]
+        # Read from the tokens, whose names have their `«»` escapes removed: `import Mathlib.«Tactic»` imports
+        # `Mathlib.Tactic` (the stripped copy turns the guillemets into spaces).
+        end = sum(len(line) + 1 for line in self.lines[: self.header_line_count])
+        tokens = [t for t in self.lexed.tokens if t.start < end]
+        modules: list[str] = []
+        for i, tok in enumerate(tokens):
+            if not tok.is_keyword("import"):
+                continue
+            for module in tokens[i + 1 :]:
+                if module.kind != "ident" or "\n" in self.text[tok.end : module.start]:
+                    break
+                modules.append(module.text)
         return normalize_imports(modules)
 
     @cached_property

@@ -13,6 +13,7 @@ from kimina_format.lean_statement import LeanText
 
 from kimina_verify.hygiene import text_violation
 from kimina_verify.policy import IntegrityPolicy, Violation
+from kimina_verify.token_rules import is_meta_name
 
 _LEXER_CODES = {"ambiguous": "lexer_ambiguous", "unterminated": "unterminated"}
 
@@ -103,6 +104,9 @@ def _open_problem(line: list[Token]) -> str | None:
     if not words:
         return "`open` without a namespace"
     if all(w.kind == "ident" and not w.escaped and w.text not in ("in", "hiding", "renaming") for w in words):
+        meta = [w.text for w in words if is_meta_name(w.text)]
+        if meta:
+            return f"`open {meta[0]}` brings names of host or elaborator code in (IO, System, Lean, ...)"
         return None
     return "only a plain `open A B ...` may stand in a header (no `in`, `hiding`, `renaming` or name list)"
 

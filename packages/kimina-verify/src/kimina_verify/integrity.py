@@ -26,7 +26,7 @@ from kimina_verify.policy import (
     violation,
 )
 from kimina_verify.scope_rules import meaning_violations, scope_violations
-from kimina_verify.token_rules import TokenScan, before_target
+from kimina_verify.token_rules import TokenScan, before_target, context_commands
 
 __all__ = [
     "DEFAULT_ALLOWED_AXIOMS",
@@ -83,11 +83,19 @@ def check_integrity(
     target, statement_found = _statement_violations(lean, formal_statement, theorem)
     found.extend(statement_found)
     if target is not None:
+        if "private" in target.modifiers:
+            message = (
+                "the target theorem may not be `private` (helpers may): the checks name it by its public full name"
+            )
+            found.append(violation(lean.text, target.start, "private", message))
         dataset = LeanCode.shared(formal_statement) if formal_statement is not None else None
+        context: tuple[tuple[str, ...], ...] = ()
         if dataset is not None:
             found.extend(meaning_violations(lean, dataset, target))
-        if dataset is None or not dataset.source.has_context:
-            found.extend(before_target(lean, target.start))
+            expected = dataset.target(target.name)
+            if expected is not None:
+                context = tuple(command for _, command in context_commands(dataset, expected.start))
+        found.extend(before_target(lean, target.start, context))
     found.sort(key=lambda item: item[0])
     return statement_problems + [v for _, v in found]
 

@@ -76,6 +76,7 @@ class ChecksRequest:
         theorem, statement = data.get("theorem"), data.get("statement")
         if not isinstance(theorem, str) or not theorem.strip() or len(theorem) > 1000:
             raise ValueError("kimina_checks.theorem must be a non-empty name")
+        lean_name(theorem.strip().removeprefix("_root_."))  # a name Lean can read: nothing to break out of it
         if statement is not None and not isinstance(statement, str):
             raise ValueError("kimina_checks.statement must be a string")
         return cls(theorem.strip().removeprefix("_root_."), statement)

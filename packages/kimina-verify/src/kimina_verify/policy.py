@@ -102,6 +102,8 @@ MESSAGES = {
     "axiom": "`axiom` declarations can assume anything",
     "side_command": "only `#check`, `#reduce` and `#synth` are allowed (`#eval`, `#print`, `#guard_msgs`, `#exit`, ...)",
     "run_command": "running meta code (`run_cmd`, `run_tac`, `run_elab`, `initialize`) is not allowed",
+    "meta_code": "code that runs while Lean elaborates (`by_elab`, `eval%`) or reaches IO, the compiler or Lean's own"
+    " elaborator (`IO.*`, `System.*`, `Lean.*`, `unsafe...`) is not allowed",
     "unsafe": "`unsafe` code is not allowed",
     "partial": "`partial` definitions are compiled code the kernel never checks",
     "implemented_by": "`@[implemented_by]` swaps in unchecked code",
@@ -111,7 +113,8 @@ MESSAGES = {
     "native_decide": "`native_decide` trusts compiled code; this policy forbids it",
     "instance": "instances declared before the theorem can change its statement's meaning; use `haveI` inside",
     "variable": "`variable`/`include` before the theorem can add hypotheses to it",
-    "private": "`private` names print like public ones, so a private declaration can impersonate another",
+    "private": "`private` is allowed on helper declarations only (not on the target, not `open private`): private"
+    " names print like public ones",
     "export": "`export` makes names of one namespace resolve in another",
     "open": "opening namespaces the statement does not open, before the theorem, can change what its names mean",
     "root_namespace": "`_root_.` declares a name outside the namespace it is written in",

@@ -48,10 +48,13 @@ def meaning_violations(lean: LeanCode, statement: LeanCode, target: Declaration)
     found: list[tuple[int, Violation]] = []
     own = _own_namespaces(lean)
     opened = {ns for command in statement.outline.opens for ns in command.namespaces}
+    # The statement's own opens (`open ... Nat Real`) are in `opened` below, so a code declaration a statement name can
+    # reach through them (`Nat.<name>`) is `shadowing`; a helper `lemma Nat.x` or `namespace Real ... end Real` is not.
+    statement_opens = frozenset(opened)
     for command in lean.outline.opens:
         if command.start >= target.command_start:
             break
-        mine = [ns for ns in command.namespaces if ns in own]
+        mine = [ns for ns in command.namespaces if ns in own and ns not in statement_opens]
         if not command.plain or mine:
             what = f"`open {' '.join(mine)}`" if mine else "`open` with `hiding`, `renaming`, `scoped` or a list"
             message = f"{what} before the theorem can make the statement's names mean the code's own declarations"
@@ -59,7 +62,10 @@ def meaning_violations(lean: LeanCode, statement: LeanCode, target: Declaration)
         opened.update(command.namespaces)
     expected = statement.target(target.name)
     names = free_names(expected.statement if expected is not None else target.statement)
-    candidates = _resolutions(names, target.namespace, opened)
+    # `theorem Hack.target` elaborates inside `namespace Hack` (`expandDeclNamespace?`): its names resolve there too.
+    written = (target.written_name or "").removeprefix("_root_.").rpartition(".")[0]
+    namespace = ".".join(filter(None, [target.namespace, written]))
+    candidates = _resolutions(names, namespace, opened)
     for decl in lean.declarations:
         if decl is target or decl.name is None or statement.find(decl.name) is not None:
             continue
@@ -97,18 +103,36 @@ def free_names(statement: Sequence[str]) -> set[str]:
     """The identifiers of a statement that are not bound in it (binder names, `∀ x`, `fun x`, `{x | ...}`).
 
     A heuristic on tokens: a bound name shadows every global one, so leaving one out only costs a missed warning for
-    a harmless name, while the checks in Lean catch any real change of meaning.
+    a harmless name, while the checks in Lean catch any real change of meaning. A bracket binds its names only where a
+    binder stands: in the signature before its type (`(x : ℕ)` at depth 0), right after a binder word and its other
+    binders (`∀ x (y : ℕ),`), and `{x | p}`, `{x : T // p}`, `⦃x⦄`. Elsewhere `(f x : ℕ)` is a type ascription: `f`
+    stays free (and, with `autoImplicit`, may be auto-bound; a code declaration named `f` then changes it).
     """
     bound: set[str] = set()
     tokens = list(statement)
-    for i, text in enumerate(tokens):
+    depths: list[int] = []
+    depth = 0
+    closers = set(_OPEN_BRACKETS.values())
+    for text in tokens:
+        if text in closers:
+            depth = max(0, depth - 1)
+        depths.append(depth)
         if text in _OPEN_BRACKETS:
-            bound.update(_bracket_binders(tokens, i + 1))
+            depth += 1
+    colon = next((i for i, t in enumerate(tokens) if t == ":" and depths[i] == 0), len(tokens))
+    chain: int | None = None  # the depth at which a binder word's binders are being read
+    for i, text in enumerate(tokens):
+        d = depths[i]
+        if text in _OPEN_BRACKETS:
+            if (d == 0 and i < colon) or chain == d or text in ("{", "⦃"):
+                bound.update(_bracket_binders(tokens, i + 1))
         elif text in _BINDER_KEYWORDS:
-            for name in tokens[i + 1 :]:
-                if name in _BINDER_STOPS or name in _OPEN_BRACKETS:
-                    break
-                bound.add(name)
+            chain = d
+        elif chain == d and text not in closers:
+            if _is_name(text) and "." not in text:
+                bound.add(text)
+            else:
+                chain = None
     names = {t.removeprefix("_root_.") for t in tokens if _is_name(t)}
     return names - bound
 

@@ -156,12 +156,15 @@ def classify_error(error: str) -> VerdictKind:
 
     Lean running out of time or memory on the proof body is `timeout`; a snippet over the server's size limit is
     `lean_error` (retrying cannot help); a snippet whose output forged REPL replies, or whose header the server
-    refused, is `integrity` (errors that start `integrity:`); everything else (header import timeout, no REPL available, REPL crash,
+    refused, is `integrity` (errors that start `integrity:`); a snippet that crashed Lean on two fresh REPLs is
+    `lean_error` (errors that start `lean_error:`); everything else (header import timeout, no REPL available, REPL crash,
     unreadable output, transport failure) is `infra`.
     """
     lowered = error.lower()
     if lowered.startswith("integrity:"):
         return VerdictKind.INTEGRITY
+    if lowered.startswith("lean_error:"):  # e.g. a snippet that crashed two fresh REPLs (a stack overflow)
+        return VerdictKind.LEAN_ERROR
     if "header" not in lowered and ("timed out" in lowered or "out of memory" in lowered):
         return VerdictKind.TIMEOUT
     if "over this server's limit" in lowered:

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from kimina_format.prompts import build_messages
+from kimina_data.prover_prompt import prover_messages
 
 if TYPE_CHECKING:
     import datasets
@@ -69,7 +69,7 @@ def to_verl(table: datasets.Dataset, *, split: Split) -> datasets.Dataset:
         return {
             "data_source": rows["data_source"],
             "prompt": [
-                build_messages(text, informal, template="rl")
+                prover_messages(text, informal, template="rl")
                 for text, informal in zip(full, rows["informal_problem"], strict=True)
             ],
             "ability": [ABILITY] * len(indices),

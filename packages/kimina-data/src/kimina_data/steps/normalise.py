@@ -10,6 +10,18 @@ if TYPE_CHECKING:
     import datasets
 
 
+def normalise_row(
+    header: str, statement: str, informal: str, *, default_header: str = DEFAULT_HEADER
+) -> tuple[str, str, str]:
+    """One row's `(header, formal_statement, informal_problem)` as `normalise` writes them (no `datasets` needed).
+
+    Raises:
+        StatementError: The statement does not parse.
+    """
+    parsed = parse_statement(header + statement, default_header=default_header)
+    return parsed.header, parsed.body, clean_text(informal)
+
+
 def normalise(table: datasets.Dataset, *, default_header: str = DEFAULT_HEADER) -> datasets.Dataset:
     """Split each statement into `header` and `formal_statement` (ending in `:= by`) and tidy all whitespace.
 
@@ -22,11 +34,14 @@ def normalise(table: datasets.Dataset, *, default_header: str = DEFAULT_HEADER) 
     """
 
     def batch(header: list[str], statement: list[str], informal: list[str]) -> dict[str, list[Any]]:
-        parsed = [parse_statement(h + s, default_header=default_header) for h, s in zip(header, statement, strict=True)]
+        rows = [
+            normalise_row(h, s, text, default_header=default_header)
+            for h, s, text in zip(header, statement, informal, strict=True)
+        ]
         return {
-            "header": [p.header for p in parsed],
-            "formal_statement": [p.body for p in parsed],
-            "informal_problem": [clean_text(text) for text in informal],
+            "header": [row[0] for row in rows],
+            "formal_statement": [row[1] for row in rows],
+            "informal_problem": [row[2] for row in rows],
         }
 
     return table.map(

@@ -48,7 +48,8 @@ class Graded:
             inserted), or None when there was nothing to verify.
         verdict: A kimina-verify verdict kind, ``no_proof`` or ``not_verified``.
         detail: The verifier's one-line explanation, if any.
-        feedback: Lean's feedback as an error-fix turn would show it, for failed proofs.
+        feedback: Lean's feedback as an error-fix turn shows it, for the failed proofs the attempt protocol gives
+            one (`kimina_verify.attempts.gets_fix_turn`); None for the others.
         inserted: Names of the proved lemmas inserted into the code.
     """
 

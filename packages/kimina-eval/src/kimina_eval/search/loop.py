@@ -14,8 +14,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any, cast
 
+from kimina_data.prover_prompt import prover_messages
 from kimina_format import check_format
-from kimina_format.prompts import TemplateName, build_messages
+from kimina_format.prompts import TemplateName
 from kimina_verify import LeanCode
 
 from kimina_eval.dataset import Problem
@@ -108,7 +109,7 @@ class ProblemSearch:
         """Sample attempts on the theorem with the proved lemmas before it; return a verified one, if any."""
         proved = tuple(self.pool.proved[: self.config.max_context_lemmas])
         statement = statement_with_lemmas(self.problem.formal_statement, [e.proof or "" for e in proved])
-        prompt = build_messages(statement, self.problem.informal, template=self.template)
+        prompt = prover_messages(statement, self.problem.informal, template=self.template)
         [n] = self.steps.allocate([self.ctx.run.n])
         job = Job("", "attempt", prompt, n, self.problem.formal_statement, context=proved)
         # Round 1 is a plain evaluation: its attempts also go to samples.jsonl, for pass@n.
@@ -164,7 +165,7 @@ class ProblemSearch:
         for entry, n in zip(entries, counts, strict=True):
             if n:
                 statement = negation_formal_statement(entry.lemma, self.header)
-                prompt = build_messages(statement, template=self.template)
+                prompt = prover_messages(statement, None, template=self.template)
                 note = {"negation": negation_statement(entry.lemma)}
                 jobs.append(Job(entry.lemma.key, "negation", prompt, n, statement, note=note))
         results = await self.steps.sample("negations", jobs)
@@ -184,7 +185,7 @@ class ProblemSearch:
         for entry, n in zip(entries, counts, strict=True):
             if n:
                 statement = entry.lemma.formal_statement(self.header)
-                prompt = build_messages(statement, template=self.template)
+                prompt = prover_messages(statement, None, template=self.template)
                 jobs.append(Job(entry.lemma.key, "lemma", prompt, n, statement))
         results = await self.steps.sample("proofs", jobs)
         for job, graded in zip(jobs, results, strict=True):

@@ -15,9 +15,10 @@ from typing import Protocol
 
 from kimina_verify import VerifierOptions
 
-from kimina_eval.config import SAMPLES_FILE, ConfigError, RunConfig, check_resumable, load_config, save_config
+from kimina_eval.config import ConfigError, RunConfig
 from kimina_eval.dataset import load_problems
 from kimina_eval.engines.base import Engine, EngineFactory, as_engine
+from kimina_eval.run_folder import RunFolder
 from kimina_eval.runner import connected_verifier
 from kimina_eval.search.config import (
     LOG_FILE,
@@ -102,6 +103,7 @@ class SearchRunner:
         self.search = search
         self.lean = lean
         self.out_dir = Path(out_dir)
+        self.folder = RunFolder(out_dir, config, same_n=True)
         self.options = options or SearchOptions()
         self.progress = progress
         self.lean_env = lean_env
@@ -112,13 +114,10 @@ class SearchRunner:
         self.results: dict[str, SearchResult] = {}
 
     def _check_directory(self) -> None:
-        saved, saved_search = load_config(self.out_dir), load_search_config(self.out_dir)
-        if saved is not None and saved_search is None and (self.out_dir / SAMPLES_FILE).exists():
+        saved, saved_search = self.folder.saved(), load_search_config(self.out_dir)
+        if saved is not None and saved_search is None and self.folder.samples.exists():
             raise ConfigError(f"{self.out_dir} holds an evaluation run, not a search; use another --out")
-        if saved is not None:
-            check_resumable(saved, self.config)
-            if saved.n != self.config.n:
-                raise ConfigError(f"the output directory holds a search with n={saved.n}, not {self.config.n}")
+        self.folder.check()
         if saved_search is not None:
             check_search_resumable(saved_search, self.search)
 
@@ -131,7 +130,7 @@ class SearchRunner:
         """
         self._check_directory()  # again: another process may have started a run there since
         self.engine = self.engine or as_engine(self._engine)  # built now, once every cheap check has passed
-        save_config(self.out_dir, self.config)
+        self.folder.claim()
         save_search_config(self.out_dir, self.search)
         concurrent = self.options.concurrent_problems
         if self.options.ttrl is not None:
@@ -143,7 +142,7 @@ class SearchRunner:
                 concurrent = 1
         with (
             SearchLog.open(self.out_dir / LOG_FILE) as log,
-            SampleWriter(self.out_dir / SAMPLES_FILE, lean_env=self.lean_env) as samples,
+            SampleWriter(self.folder.samples, lean_env=self.lean_env) as samples,
         ):
             if log.events:
                 logger.info("resuming %s: %d recorded steps", self.out_dir, len(log.events))

@@ -8,19 +8,19 @@ completions are reused, and only what was left ``infra`` is verified again.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import time
-import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from kimina_format import parse_completion
-from kimina_verify import Verdict, VerifyItem, render_feedback
+from kimina_format import check_format, parse_completion
+from kimina_verify import Verdict, VerifyItem
+from kimina_verify.attempts import RetryPolicy, fix_feedback, gets_fix_turn, verify_retrying
 
 from kimina_eval.config import RunConfig
 from kimina_eval.engines.base import Engine, EngineError, Messages, SamplingParams, release_memory
+from kimina_eval.generation import generate
 from kimina_eval.search.config import SearchConfig
 from kimina_eval.search.lean import LeanBackend
 from kimina_eval.search.log import NOT_VERIFIED, Graded, SearchLog
@@ -38,8 +38,9 @@ class SearchOptions:
 
     Attributes:
         concurrent_problems: Problems searched at once (their generation calls share the engine in turn).
-        infra_retries: Rounds of re-verification for snippets still ``infra`` after the verifier's own retries.
-        retry_delay_s: Wait before the first such round; doubles each round.
+        infra_retries: Rounds of re-verification for snippets still ``infra`` (the only retry layer: the client is
+            built with ``retries=0``, see `kimina_verify.attempts`).
+        retry_delay_s: Wait before the first such round; doubles each round, up to 30 s.
         ttrl: The test-time RL hook (see `kimina_eval.search.ttrl`), or None (the default) for none.
         ttrl_needs_gpu: The hook trains on the GPU: skip it, with the reason recorded, when no CUDA GPU is visible,
             and free the engine while it runs.
@@ -48,8 +49,8 @@ class SearchOptions:
     """
 
     concurrent_problems: int = 4
-    infra_retries: int = 2
-    retry_delay_s: float = 10.0
+    infra_retries: int = RetryPolicy.rounds
+    retry_delay_s: float = RetryPolicy.first_delay_s
     ttrl: TestTimeRL | None = None
     ttrl_needs_gpu: bool = True
     reload: Callable[[str], Engine] | None = None
@@ -289,18 +290,16 @@ class Steps:
             by_n.setdefault(job.n, []).append(job)
         elapsed = 0.0
         for n, group in by_n.items():
-            sampling = self.ctx.run.sampling
-            if sampling.seed is not None:
-                key = f"{sampling.seed}:{self.problem}:{self.round}:{step}:{n}"
-                sampling = dataclasses.replace(sampling, seed=zlib.crc32(key.encode()))
-            prompts = [job.prompt for job in group]
-            async with self.ctx.engine_lock:
-                await self.ctx.load_engine()
-                start = time.perf_counter()
-                outputs = await asyncio.to_thread(self.ctx.engine.generate, prompts, n, sampling)
-                elapsed += time.perf_counter() - start
-            if len(outputs) != len(prompts) or any(len(o) != n for o in outputs):
-                raise EngineError(f"the engine returned {[len(o) for o in outputs]} completions, expected {n} each")
+            outputs, took = await generate(
+                lambda: self.ctx.engine,
+                [job.prompt for job in group],
+                n,
+                self.ctx.run.sampling,
+                key=f"{self.problem}:{self.round}:{step}:{n}",
+                lock=self.ctx.engine_lock,
+                prepare=self.ctx.load_engine,
+            )
+            elapsed += took
             out.update((job.target, list(texts)) for job, texts in zip(group, outputs, strict=True))
         return out, elapsed
 
@@ -321,24 +320,14 @@ class Steps:
                 where.append((j, s, text, inserted))
         verdicts = await self._retrying(self.ctx.lean.verify, items)
         for (j, s, text, inserted), item, verdict in zip(where, items, verdicts, strict=True):
-            feedback = render_feedback(item.code, verdict) or None
+            # What the proposal turn learns from: feedback only where the protocol would give a fix turn.
+            format_ok = check_format(text, formal_statement=jobs[j].formal_statement).ok
+            fixable = gets_fix_turn(format_ok=format_ok, code=item.code, verdict=verdict)
+            feedback = (fix_feedback(item.code, verdict) or None) if fixable else None
             graded[j][s] = Graded(text, item.code, verdict.kind.value, verdict.detail or None, feedback, inserted)
 
     async def _retrying(self, call: Callable[[list[_T]], Awaitable[list[Verdict]]], items: list[_T]) -> list[Verdict]:
-        """Call, then call again for what is still ``infra``, in a few spaced rounds."""
-        if not items:
-            return []
-        verdicts = list(await call(items))
-        delay = self.ctx.options.retry_delay_s
-        for _ in range(self.ctx.options.infra_retries):
-            again = [i for i, v in enumerate(verdicts) if v.is_infra]
-            if not again:
-                break
-            logger.warning(
-                "%s: %d snippets hit infrastructure failures; retrying in %.0f s", self.problem, len(again), delay
-            )
-            await asyncio.sleep(delay)
-            delay *= 2
-            for i, verdict in zip(again, await call([items[i] for i in again]), strict=True):
-                verdicts[i] = verdict
+        """Call, then call again for what is still ``infra``: the attempt protocol's one retry layer."""
+        policy = RetryPolicy(rounds=self.ctx.options.infra_retries, first_delay_s=self.ctx.options.retry_delay_s)
+        verdicts, _ = await verify_retrying(call, items, policy, label=self.problem)
         return verdicts

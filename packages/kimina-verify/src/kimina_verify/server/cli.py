@@ -44,6 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--max-repls", type=int, default="cores - 1")
     add("--max-repl-uses", type=int)
     add("--max-repl-mem", type=parse_memory, default=f"{mem} MiB; accepts 8G or 512M")
+    add("--jail", choices=("off", "auto", "bwrap"))
     for name in ("timeout", "max-timeout", "import-timeout", "max-wait", "read-timeout", "shutdown-grace"):
         add(f"--{name}", type=float)
     for name in ("max-queue", "max-snippet-bytes", "max-request-bytes", "max-batch"):
@@ -65,6 +66,7 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         max_repls=args.max_repls,
         max_repl_uses=args.max_repl_uses,
         max_repl_mem=args.max_repl_mem,
+        jail=args.jail,
         timeout=args.timeout,
         max_timeout=args.max_timeout,
         import_timeout=args.import_timeout,

@@ -6,11 +6,13 @@ import json
 import logging
 from pathlib import Path
 
+from kimina_verify.environment import STAND_IN
 from kimina_verify.server.settings import ServerSettings
 
 logger = logging.getLogger(__name__)
 
-SIM_MARKERS = ("lean-repl-sim", "kimina_verify.sim")
+SIM_MARKERS = (STAND_IN, "kimina_verify.sim")
+"""How a REPL command names the stand-in: its script, or `python -m kimina_verify.sim`."""
 
 
 def describe_lean_env(settings: ServerSettings) -> str | None:
@@ -25,7 +27,7 @@ def describe_lean_env(settings: ServerSettings) -> str | None:
         if Path(arg).name in SIM_MARKERS or arg in SIM_MARKERS:
             from kimina_verify import __version__
 
-            return " ".join((f"lean-repl-sim/{__version__}", *command[i + 1 :]))
+            return " ".join((f"{STAND_IN}/{__version__}", *command[i + 1 :]))
     return workspace_lean_env(Path(settings.cwd or ".")) or settings.lean_version
 
 

@@ -23,6 +23,7 @@ OUT_OF_STEP = (
     "(output that forges a reply): {detail}"
 )
 HEADER_REFUSED = "integrity: header refused, {detail}"
+SNIPPET_CRASHED = "lean_error: Lean crashed on this snippet on two fresh REPLs (exit code {code}), so the snippet crashes it: {stderr}"
 
 # Outcome labels, as counted by /metrics.
 OUTCOMES = (
@@ -40,6 +41,7 @@ OUTCOMES = (
     "shutdown",
     "integrity",
     "header_refused",
+    "snippet_crash",
 )
 
 _SORRY_WARNING = re.compile(r"declaration uses ['`]sorry['`]")

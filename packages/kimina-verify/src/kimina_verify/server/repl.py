@@ -11,6 +11,7 @@ import contextlib
 import json
 import logging
 import os
+import shutil
 import signal
 import uuid
 from collections import deque
@@ -59,6 +60,35 @@ class ReplOutOfStep(ReplError):
     """A reply that cannot be the answer to the command sent: a forged reply came first (the process is killed)."""
 
 
+JAIL_MODES = ("off", "auto", "bwrap")
+"""`off`: no jail; `auto`: bubblewrap when `bwrap` is on the PATH, else none; `bwrap`: bubblewrap or fail to start."""
+
+
+def jail_argv(argv: Sequence[str], mode: str, cwd: str | None) -> list[str]:
+    """`argv` inside a bubblewrap jail (`mode` in `JAIL_MODES`), or unchanged.
+
+    The jail (defence in depth: elaboration can run code, whatever the static rules refuse) sees the whole file
+    system read-only, a private `/tmp`, no network and its own `/dev`; it dies with the server. The REPL's working
+    directory (the Lake project) stays readable, as everything else. REPL commands that write files (`pickleTo`) can
+    then only write into the jail's own `/tmp`.
+
+    Raises:
+        ReplStartError: `mode` is `bwrap` and the host has none, or `mode` is unknown.
+    """
+    if mode not in JAIL_MODES:
+        raise ReplStartError(f"unknown jail mode {mode!r} (expected one of {', '.join(JAIL_MODES)})")
+    bwrap = shutil.which("bwrap") if mode != "off" else None
+    if mode == "bwrap" and bwrap is None:
+        raise ReplStartError("jail 'bwrap' asked for, but bubblewrap (bwrap) is not installed")
+    if bwrap is None:
+        return list(argv)
+    jail = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    jail += ["--unshare-net", "--unshare-ipc", "--die-with-parent"]
+    if cwd:
+        jail += ["--chdir", cwd]
+    return [*jail, "--", *argv]
+
+
 class ReplProcess:
     """A running REPL with the header it was started for."""
 
@@ -85,11 +115,18 @@ class ReplProcess:
         cwd: str | None = None,
         memory_limit_mb: int = 0,
         max_reply_bytes: int = 64 << 20,
+        jail: str = "off",
     ) -> ReplProcess:
-        """Start one REPL in a new session, under an address-space limit when `memory_limit_mb` is set."""
-        if memory_limit_mb:
-            # `ulimit -v` in a shell that then execs the REPL: the limit is inherited by everything it starts.
-            argv = ["/bin/sh", "-c", 'ulimit -v "$0" && exec "$@"', str(memory_limit_mb * 1024), *argv]
+        """Start one REPL in a new session, under an address-space limit when `memory_limit_mb` is set.
+
+        `jail` (see `jail_argv`) runs it in a bubblewrap jail when the host has one.
+        """
+        argv = jail_argv(argv, jail, cwd)
+        if memory_limit_mb or jail != "off":
+            # `ulimit` in a shell that then execs the REPL: the limits are inherited by everything it starts. With a
+            # jail, no core files either (a stack overflow aborts, and each abort would write one).
+            limits = ('ulimit -v "$0" && ' if memory_limit_mb else "") + ("ulimit -c 0 && " if jail != "off" else "")
+            argv = ["/bin/sh", "-c", limits + 'exec "$@"', str(memory_limit_mb * 1024), *argv]
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv,

@@ -54,6 +54,8 @@ class ServerSettings:
         header_switch_after: A REPL keeps serving its own header unless another check has waited this long.
         init_repls: Headers to import at start-up, with how many REPLs for each.
         shutdown_grace: On shutdown, in-flight checks get this long to finish; the rest fail explicitly.
+        jail: `off`, `auto` (a bubblewrap jail when the host has `bwrap`: read-only file system, private `/tmp`, no
+            network, no core files) or `bwrap` (required). Defence in depth: elaboration can run code.
         lean_version: Reported by /health (informational).
         log_level: Logging level name.
     """
@@ -80,6 +82,7 @@ class ServerSettings:
     header_switch_after: float = 5.0
     init_repls: Mapping[str, int] = field(default_factory=dict)
     shutdown_grace: float = 30.0
+    jail: str = "off"
     lean_version: str | None = None
     log_level: str = "INFO"
 
@@ -95,6 +98,8 @@ class ServerSettings:
         for name in ("header_switch_after", "shutdown_grace"):
             if not 0 <= getattr(self, name) < math.inf:
                 raise ValueError(f"{name} must be 0 or more seconds, got {getattr(self, name)}")
+        if self.jail not in ("off", "auto", "bwrap"):
+            raise ValueError(f"jail must be off, auto or bwrap, got {self.jail!r}")
         if self.max_repl_uses < 0:
             raise ValueError(f"max_repl_uses must be 0 (never replace) or more, got {self.max_repl_uses}")
         if 0 < self.max_repl_mem < 64:

@@ -13,6 +13,7 @@ import logging
 import time
 from typing import Any
 
+from kimina_verify.lean_checks import TargetFacts
 from kimina_verify.server import outcome as texts
 from kimina_verify.server.followup import StatementCache, checks_answer, confirm, statement_facts
 from kimina_verify.server.job import CheckSpec
@@ -53,6 +54,10 @@ class Slot:
         self._uses = 0
         self._closing = False
         self._retiring: set[asyncio.Task[None]] = set()
+        # Whether the last attempt's REPL crashed while the snippet itself ran (not its header), and how.
+        self._body_crashed = False
+        self._crash_code: int | None = None
+        self._crash_tail = ""
 
     @property
     def header(self) -> str | None:
@@ -79,6 +84,20 @@ class Slot:
 
     async def _run(self, spec: CheckSpec) -> CheckOutcome:
         outcome = await self._attempt(spec)
+        if outcome.outcome == "crash" and self._body_crashed:
+            # The REPL died while the snippet ran: an earlier snippet may have left it so, so try a fresh one. A
+            # snippet that crashes a fresh REPL too (a stack overflow: exit 134) is the snippet's failure, and gets a
+            # verdict of its own rather than `infra` on every retry of every caller.
+            retry = await self._attempt(spec)
+            if retry.outcome != "crash" or not self._body_crashed:
+                return retry
+            logger.warning("snippet crashed two fresh REPLs: %s", retry.error)
+            return CheckOutcome.failed(
+                "snippet_crash",
+                texts.SNIPPET_CRASHED.format(code=self._crash_code, stderr=self._crash_tail),
+                retry.time,
+                repl_uuid=retry.repl_uuid,
+            )
         if outcome.outcome != _OUT_OF_STEP:
             return outcome
         # The REPL that was out of step is gone; an earlier snippet may have caused it, so try a fresh one.
@@ -91,6 +110,7 @@ class Slot:
         )
 
     async def _attempt(self, spec: CheckSpec) -> CheckOutcome:
+        self._body_crashed = False
         if self._closing:
             return CheckOutcome.failed("shutdown", texts.SHUTDOWN)
         failure = await self._ensure(spec)
@@ -105,10 +125,18 @@ class Slot:
             command["infotree"] = spec.infotree
         started = time.monotonic()
         try:
+            # The dataset statement's facts are read before the snippet runs on this REPL: code in the snippet that
+            # takes the process over (reads its stdin, answers in its place) can then never answer for them.
+            statement = await self._statement_facts(repl, spec)
+            started = time.monotonic()
             reply = await repl.run(command, spec.timeout)
             elapsed = time.monotonic() - started
-            checks = await self._follow_up(repl, reply, spec)
+            checks = await self._follow_up(repl, reply, spec, statement)
         except ReplError as exc:
+            self._body_crashed = isinstance(exc, ReplCrashed) and not exc.out_of_memory
+            if isinstance(exc, ReplCrashed):
+                tail = exc.stderr_tail.strip().splitlines()
+                self._crash_code, self._crash_tail = exc.returncode, tail[-1][:500] if tail else "(no stderr)"
             return self._failed(exc, spec.timeout, time.monotonic() - started, repl)
         self._uses += 1
         memory = repl.memory_mb() if self.settings.max_repl_mem else None
@@ -119,7 +147,16 @@ class Slot:
         self.metrics.check_seconds.observe(elapsed)
         return CheckOutcome.from_reply(reply, elapsed, repl_uuid=repl.uuid, memory_mb=memory, checks=checks)
 
-    async def _follow_up(self, repl: ReplProcess, reply: dict[str, Any], spec: CheckSpec) -> dict[str, Any] | None:
+    async def _statement_facts(self, repl: ReplProcess, spec: CheckSpec) -> TargetFacts | None:
+        """The dataset statement's facts (cached per header and statement), when the checks ask for them."""
+        if spec.checks is None or spec.checks.statement is None:
+            return None
+        assert self._base_env is not None
+        return await statement_facts(repl, self._base_env, spec.checks, self.statements, spec.timeout)
+
+    async def _follow_up(
+        self, repl: ReplProcess, reply: dict[str, Any], spec: CheckSpec, statement: TargetFacts | None
+    ) -> dict[str, Any] | None:
         """Confirm the reply was the snippet's; run its checks when it elaborated cleanly and checks were asked for."""
         assert self._base_env is not None
         started = time.monotonic()
@@ -133,10 +170,7 @@ class Slot:
         )
         if spec.checks is None:
             return None
-        statement = None
-        if run_checks and spec.checks.statement is not None:
-            statement = await statement_facts(repl, self._base_env, spec.checks, self.statements, spec.timeout)
-        return checks_answer(target, statement, started)
+        return checks_answer(target, statement if run_checks else None, started)
 
     async def _ensure(self, spec: CheckSpec) -> CheckOutcome | None:
         """Make sure a live REPL for the spec's header is here, importing the header if it is new."""
@@ -151,6 +185,7 @@ class Slot:
                 cwd=self.settings.cwd,
                 memory_limit_mb=self.settings.max_repl_mem,
                 max_reply_bytes=self.settings.max_reply_bytes,
+                jail=self.settings.jail,
             )
         except ReplStartError as exc:
             return CheckOutcome.failed("start_failed", texts.START_FAILED.format(detail=exc))

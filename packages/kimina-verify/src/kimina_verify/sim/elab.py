@@ -11,7 +11,9 @@ Lean (`kimina_verify.lean_checks`) answer as Lean v4.15 is assumed to:
   `axiom NAME : ⋯` for an axiom, `opaque`, `inductive`).
 - `#check NAME` (under `pp.all`): `NAME <signature>`, the signature on one line with each name resolved to the full
   name of a constant of the environment (innermost namespace first), so a statement that reads another `Real.log`
-  prints differently. Notation, instances and `open` are not modelled.
+  prints differently; a dotted `theorem A.t` resolves inside `A` as well (`expandDeclNamespace?`), and the binders of
+  the variables a theorem includes (`include`, and every `[...]` instance variable) come first, as Lean v4.10+
+  includes them. Notation, instances, sections' scoping of variables and `open` are not modelled.
 - `#print axioms NAME`: `'NAME' depends on axioms: [...]` with the axioms a typical Mathlib proof depends on (see
   `Elaborator.axioms_of`); `unknown constant` (and `unknown identifier` for `#check`) for a `_root_.` name it lacks.
 """
@@ -30,6 +32,7 @@ from kimina_verify.sim.source import (
     directives,
     full_name,
     goal_of,
+    included_binders,
     mask,
     name_commands,
     namespaces_at,
@@ -276,7 +279,11 @@ class Elaborator:
         found: list[tuple[int, str, Constant]] = []
         for decl, namespace in zip(decls, namespaces_at(masked, [d.start for d in decls]), strict=True):
             assert decl.name is not None
-            parts = namespace.split(".") if namespace else []
+            name = full_name(decl.name, namespace)
+            # `theorem Hack.target` elaborates inside `namespace Hack` (`expandDeclNamespace?`), within the current
+            # namespace (which `_root_.` leaves in place for resolution).
+            written = unescape(decl.name).removeprefix("_root_.").rpartition(".")[0]
+            parts = [p for p in (*namespace.split("."), *written.split(".")) if p]
 
             def resolve(word: str, parts: list[str] = parts) -> str:
                 for k in range(len(parts), -1, -1):
@@ -286,9 +293,11 @@ class Elaborator:
                 return word
 
             kind = _KINDS.get(decl.keyword, decl.keyword if decl.keyword in ("axiom", "opaque") else "inductive")
-            name = full_name(decl.name, namespace)
+            signature = decl.signature
+            if kind == "theorem":  # the variables it includes become binders of its type
+                signature = " ".join([*included_binders(masked, decl.start), signature])
             constant = Constant(
-                kind, render_signature(decl.signature, resolve), tuple(self.axioms_of(masked, decl, recorded))
+                kind, render_signature(signature, resolve), tuple(self.axioms_of(masked, decl, recorded))
             )
             known[name] = constant
             found.append((decl.start, name, constant))

@@ -37,39 +37,47 @@ _OPEN = "([{⦃"
 _CLOSE = ")]}⦄"
 
 
+_RAW = re.compile(r'r(#*)"')
+_NAME_CHAR = re.compile(r"[\w.'!?]")
+
+
 def mask(code: str) -> str:
     """`code` with comments and string literals blanked out (same length, newlines kept)."""
     out = list(code)
+
+    def blank(start: int, end: int) -> None:
+        for j in range(start, min(end, n)):
+            if out[j] != "\n":
+                out[j] = " "
+
     i, n, depth = 0, len(code), 0
     while i < n:
         if depth:
-            if code.startswith("/-", i):
-                depth += 1
-                out[i] = out[i + 1] = " "
-                i += 2
-            elif code.startswith("-/", i):
-                depth -= 1
-                out[i] = out[i + 1] = " "
-                i += 2
-            else:
-                if out[i] != "\n":
-                    out[i] = " "
-                i += 1
+            step = 2 if code.startswith(("/-", "-/"), i) else 1
+            depth += 1 if code.startswith("/-", i) else -1 if code.startswith("-/", i) else 0
+            blank(i, i + step)
+            i += step
         elif code.startswith("/-", i):
+            # Lean reads the third character (a doc comment's `-`/`!`, or one `whitespace` steps over) before it
+            # scans for nested openers and closers: `/-/-/` is a whole comment.
             depth = 1
-            out[i] = out[i + 1] = " "
-            i += 2
+            blank(i, i + 3)
+            i += 3
+        elif code[i] == "r" and (raw := _RAW.match(code, i)) and not (i and _NAME_CHAR.match(code[i - 1])):
+            # A raw string `r#"..."#` (at a token start): no escapes, closed by `"` and as many `#`.
+            close = code.find('"' + raw.group(1), raw.end())
+            blank(raw.end(), n if close < 0 else close)
+            i = n if close < 0 else close + 1 + len(raw.group(1))
         elif code.startswith("--", i):
-            while i < n and code[i] != "\n":
-                out[i] = " "
-                i += 1
+            end = code.find("\n", i)
+            end = n if end < 0 else end
+            blank(i, end)
+            i = end
         elif code[i] == '"':
             i += 1
             while i < n and code[i] != '"':
                 step = 2 if code[i] == "\\" else 1
-                for j in range(i, min(i + step, n)):
-                    if out[j] != "\n":
-                        out[j] = " "
+                blank(i, i + step)
                 i += step
             i += 1
         else:
@@ -152,7 +160,7 @@ def split_imports(code: str) -> tuple[list[tuple[str, int]], int]:
 
 
 def _block_comment_end(code: str, start: int) -> int:
-    depth, i = 0, start
+    depth, i = 1, start + 3  # the third character never opens or closes anything (see `mask`)
     while i < len(code):
         if code.startswith("/-", i):
             depth, i = depth + 1, i + 2
@@ -230,6 +238,29 @@ def namespaces_at(masked: str, offsets: list[int]) -> list[str]:
             k += 1
         result.append(".".join(part for word, part in stack if word == "namespace" and part))
     return result
+
+
+_VARIABLE = re.compile(r"(?<![\w.'])variable\??(?![\w'!?])((?:[ \t]*[(\[{⦃][^()\[\]{}⦃⦄\n]*[)\]}⦄])+)")
+_INCLUDE = re.compile(r"(?<![\w.'])include(?![\w'!?])((?:[ \t]+[^\s()]+)+)")
+_BINDER_GROUP = re.compile(r"[(\[{⦃]([^()\[\]{}⦃⦄]*)[)\]}⦄]")
+
+
+def included_binders(masked: str, before: int) -> list[str]:
+    """The binder groups of the `variable`s that a theorem at offset `before` includes.
+
+    Those named by an `include` before it, and every instance-implicit one (Lean v4.10+ includes those whose
+    dependencies are included).
+
+    One line per `variable` command, no nested brackets, no section scoping: enough for the attacks the static rules
+    also refuse (`variable (cheat : False)` + `include cheat`, `variable? [cheat : Fact False]`).
+    """
+    groups: list[tuple[str, list[str]]] = []
+    for m in _VARIABLE.finditer(masked, 0, before):
+        for g in _BINDER_GROUP.finditer(m.group(1)):
+            names = g.group(1).partition(":")[0].split()
+            groups.append((g.group(), names))
+    included = {n for m in _INCLUDE.finditer(masked, 0, before) for n in m.group(1).split()}
+    return [text for text, names in groups if text.startswith("[") or included & set(names)]
 
 
 def full_name(written: str, namespace: str) -> str:

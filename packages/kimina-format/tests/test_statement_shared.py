@@ -1,0 +1,192 @@
+"""The statement rule on the shared normaliser (`lean_statement`): several declarations, definitions, re-spacing.
+
+The plain-code shortcut (`lean_statement_fast`) must never say "matched" where `match_statement` finds a problem;
+it is checked against the lexer path on the real data and on each case here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kimina_format import ViolationCode, check_format, parse_completion
+from kimina_format.lean_lexer import lex
+from kimina_format.lean_source import split_lean, strip_comments
+from kimina_format.lean_statement import LeanText, match_statement, statement_fingerprint, statement_preserved
+from kimina_format.lean_statement_fast import is_plain, plain_match, plain_statement, plain_tokens
+
+HEADER = (
+    "import Mathlib\nimport Aesop\n\nset_option maxHeartbeats 400000\n\nopen BigOperators Real Nat Topology Rat\n\n"
+)
+TWO = HEADER + (
+    "theorem two_a (x : ℕ) : x + 0 = x := by sorry\n\ntheorem two_b (x : ℕ) (h : 0 < x) : 0 + x = x := by sorry"
+)
+DEF = HEADER + ("def double (n : ℕ) : ℕ := 2 * n\n\ntheorem double_eq (n : ℕ) : double n = n + n := by sorry")
+
+
+def completion_with_code(code: str) -> str:
+    """A well-formed completion whose final block is `code` (its tactic blocks develop `trivial`)."""
+    return (
+        "<think>\nThe goal is true by definition.\n\n```tactics\ntrivial\n```\n\nAgain, to be sure:\n\n"
+        f"```tactics\n  trivial\n```\n</think>\n```lean4\n{code}\n```"
+    )
+
+
+def statement_ok(code: str, statement: str) -> bool:
+    verdict = check_format(completion_with_code(code), formal_statement=statement)
+    assert (ViolationCode.STATEMENT_MISMATCH in verdict.codes) is (verdict.metrics.statement_match is False)
+    lexer = not match_statement(LeanText.of(code), LeanText.of(statement)).problems
+    assert verdict.metrics.statement_match is lexer, "the rule and match_statement disagree"
+    return lexer
+
+
+KEPT = [
+    pytest.param(
+        TWO,
+        HEADER
+        + "theorem two_a (x : ℕ) : x + 0 = x := by\n  simp\n\ntheorem two_b (x : ℕ) (h : 0 < x) : 0 + x = x := by\n"
+        "  simp",
+        id="two-theorems-each-ending-in-sorry",
+    ),
+    pytest.param(
+        TWO,
+        HEADER + "lemma helper : True := trivial\n\ntheorem two_a (x : ℕ) : x + 0 = x := by simp\n\n"
+        "theorem two_b (x : ℕ) (h : 0 < x) :\n    0 + x = x := by simp",
+        id="two-theorems-helper-and-rewrapped",
+    ),
+    pytest.param(
+        DEF,
+        HEADER + "def double (n : ℕ) : ℕ := 2 * n\n\nlemma double_helper (n : ℕ) : 2 * n = n + n := by ring\n\n"
+        "theorem double_eq (n : ℕ) : double n = n + n := by\n  unfold double\n  exact double_helper n",
+        id="def-helper-lemma-theorem",
+    ),
+    pytest.param(
+        HEADER + "theorem sq (x : ℝ) (h : 0 ≤ x) : x ^ 2 + 1 ≥ 2 * x := by sorry",
+        HEADER + "theorem sq (x:ℝ) (h:0≤x) :\n    x^2+1 ≥ 2*x := by\n  nlinarith [sq_nonneg (x - 1)]",
+        id="re-spaced",
+    ),
+    pytest.param(
+        HEADER + "/-- The problem. -/\ntheorem sq (x : ℝ) : x ^ 2 ≥ 0 := by sorry",
+        HEADER + "theorem sq (x : ℝ) -- the variable\n    : x ^ 2 ≥ 0 := by positivity",
+        id="comments",
+    ),
+]
+
+
+@pytest.mark.parametrize(("statement", "code"), KEPT)
+def test_preserved_statements_pass(statement: str, code: str) -> None:
+    assert statement_ok(code, statement)
+    assert statement_preserved(code, statement) is True
+
+
+CHANGED = [
+    pytest.param(
+        TWO,
+        HEADER + "theorem two_a (x : ℕ) : x + 0 = x := by simp\n\ntheorem two_b (x : ℕ) : 0 + x = x := by simp",
+        id="second-theorem-loses-a-hypothesis",
+    ),
+    pytest.param(TWO, HEADER + "theorem two_b (x : ℕ) (h : 0 < x) : 0 + x = x := by simp", id="first-theorem-dropped"),
+    pytest.param(
+        DEF,
+        HEADER + "def double (n : ℕ) : ℕ := n + n\n\ntheorem double_eq (n : ℕ) : double n = n + n := by rfl",
+        id="definition-changed",
+    ),
+    pytest.param(
+        DEF, HEADER + "theorem double_eq (n : ℕ) : 2 * n = n + n := by ring", id="definition-inlined-and-dropped"
+    ),
+    pytest.param(
+        HEADER + "theorem sq (x : ℝ) (h : 0 ≤ x) : x ^ 2 + 1 ≥ 2 * x := by sorry",
+        HEADER + "theorem sq (x : ℝ) (h : 0 ≤ x) : x ^ 2 + 1 ≥ x := by nlinarith",
+        id="weakened-goal",
+    ),
+    pytest.param(
+        HEADER + "theorem sq (x : ℝ) : x ^ 2 ≥ 0 := by sorry",
+        HEADER + "theorem sq (x : ℝ) : x ^ 2 ≥ 0 := by positivity\n\ntheorem sq (x : ℝ) : True := trivial",
+        id="declared-twice",
+    ),
+    pytest.param(
+        HEADER + "theorem sq (x : ℝ) : x ^ 2 ≥ 0 := by sorry",
+        HEADER + "namespace Hack\ntheorem sq (x : ℝ) : x ^ 2 ≥ 0 := by positivity\nend Hack",
+        id="moved-into-a-namespace",
+    ),
+    pytest.param(
+        HEADER + "theorem sq (x : ℝ) : x ^ 2 ≥ 0 := by sorry",
+        HEADER + "theorem sq (x : ℝ) : x ^ 2 ≥ 0 ∨ True := by simp",
+        id="goal-extended",
+    ),
+    pytest.param(
+        HEADER + "theorem sq (x : ℝ) : x ^ 2 ≥ 0 := by sorry",
+        HEADER + '/-- "-/ theorem sq (x : ℝ) : x ^ 2 ≥ 0 := by positivity -/\ntheorem sq (x : ℝ) : True := trivial',
+        id="statement-inside-a-doc-comment",
+    ),
+]
+
+
+@pytest.mark.parametrize(("statement", "code"), CHANGED)
+def test_changed_statements_are_rejected(statement: str, code: str) -> None:
+    assert not statement_ok(code, statement)
+    assert statement_preserved(code, statement) is False
+
+
+@pytest.fixture(scope="module")
+def rows(data_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (data_dir / "kimina_completions.jsonl").read_text().splitlines() if line]
+
+
+def test_the_shortcut_agrees_with_the_lexer_on_the_real_data(rows: list[dict[str, Any]]) -> None:
+    answered = 0
+    for row in rows:
+        code = parse_completion(row["completion"]).code
+        assert code is not None
+        plain = plain_statement(row["formal_statement"])
+        quick = plain_match(code, strip_comments(code)[0], plain) if plain is not None else None
+        full = not match_statement(LeanText.of(code), LeanText.of(row["formal_statement"])).problems
+        assert quick is None or quick == full, row["name"]
+        answered += quick is not None
+    assert answered >= 190  # the shortcut is what keeps the rule cheap
+
+
+def test_plain_tokens_are_the_lexer_tokens(rows: list[dict[str, Any]]) -> None:
+    checked = 0
+    for row in rows:
+        for text in (row["formal_statement"], parse_completion(row["completion"]).code or ""):
+            if is_plain(text):
+                assert plain_tokens(text) == [t.text for t in lex(text).tokens], row["name"]
+                checked += 1
+    assert checked >= 380
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "theorem t : 'a' = 'a' := rfl",  # a character literal
+        'theorem t : "--" = "--" := rfl',  # a string holding a comment opener
+        "theorem «t» : True := trivial",  # an escaped name
+        "/-/ theorem t : True := trivial -/",  # Lean skips the comment's third character
+        "theorem t (x : ℕ) :\u00a0x = x := rfl",  # a no-break space is a symbol to Lean
+        "namespace N theorem t : True := trivial end N",
+        "theorem t : (2 : ℕ) = 2 := by exact (f ⁻¹' s)",  # Mathlib's quote token
+    ],
+)
+def test_text_only_the_lexer_reads_right_is_not_plain(text: str) -> None:
+    assert not is_plain(text)
+
+
+def test_fingerprint_ignores_names_comments_layout_but_not_mathematics() -> None:
+    a = statement_fingerprint("theorem a (x : ℝ) (h : 2 * x = 4) : x = 2 := by")
+    assert a == statement_fingerprint("/-- doc -/\nlemma b (x:ℝ)  (h : 2*x = 4) :\n  x = 2 := by -- note")
+    assert a != statement_fingerprint("theorem a (x : ℝ) (h : 2 * x = 6) : x = 3 := by")
+    assert statement_fingerprint('theorem a : "x" = "x" := by') != statement_fingerprint('theorem a : "y" = "y" := by')
+    assert statement_fingerprint("theorem a : x y = 1 := by") != statement_fingerprint("theorem a : xy = 1 := by")
+
+
+def test_the_rule_counts_only_final_code(rows: list[dict[str, Any]]) -> None:
+    # Re-spacing a real final statement sends it through the lexer path, which keeps it.
+    row = rows[0]
+    code = parse_completion(row["completion"]).code
+    assert code is not None
+    parts = split_lean(code)
+    respaced = code.replace(parts.statements[0].split(":=")[0], parts.statements[0].split(":=")[0].replace(" : ", ":"))
+    assert statement_preserved(respaced, row["formal_statement"]) is True
