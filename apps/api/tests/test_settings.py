@@ -7,7 +7,8 @@ import json
 import pytest
 from kimina_api.main import parse_args, settings_from
 from kimina_api.settings import API_VERIFIER_DEFAULTS, Settings
-from kimina_verify import Endpoint, Verifier, VerifierOptions
+from kimina_verify import Endpoint, Retries, Verifier, VerifierOptions
+from kimina_verify.attempts import RetryPolicy
 from kimina_verify.config import dump_config
 from pydantic import ValidationError
 
@@ -23,9 +24,18 @@ def test_nested_environment_variables_fill_the_options(monkeypatch: pytest.Monke
 
 
 def test_json_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
-    options = VerifierOptions(Endpoint("http://v:1"), cache="/c")
+    options = VerifierOptions(Endpoint("http://v:1"), retries=Retries(count=0), cache="/c")
     monkeypatch.setenv("KIMINA_API_VERIFIER", json.dumps(dump_config(options)))
     assert Settings().verifier == options
+
+
+def test_client_retries_are_refused_and_verifier_retries_are_rounds() -> None:
+    # The attempt protocol's one retry layer is the prover's `retry`; the client never retries.
+    with pytest.raises(ValidationError, match=r"verifier.retries.count must be 0"):
+        Settings(verifier={"retries": {"count": 2}})
+    assert Settings().retry == RetryPolicy(rounds=2, first_delay_s=1.0)
+    with pytest.warns(DeprecationWarning, match="verifier_retries"):
+        assert Settings(verifier_retries=4).retry.rounds == 4  # type: ignore[call-arg]
 
 
 def test_an_unknown_key_is_rejected_with_a_suggestion() -> None:

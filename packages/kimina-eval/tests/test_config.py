@@ -45,7 +45,7 @@ def test_the_run_rules_still_apply() -> None:
 
 def test_run_eval_passes_the_verifier_options_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import kimina_eval.runner as runner
-    from kimina_verify import Endpoint, Timeouts, VerifierOptions
+    from kimina_verify import Endpoint, Retries, Timeouts, VerifierOptions
 
     seen: list[object] = []
 
@@ -55,7 +55,7 @@ def test_run_eval_passes_the_verifier_options_whole(tmp_path: Path, monkeypatch:
             raise RuntimeError("stop here")
 
     monkeypatch.setattr(runner, "Verifier", Recorder)
-    options = VerifierOptions(Endpoint("http://127.0.0.1:9"), Timeouts(lean_s=5))
+    options = VerifierOptions(Endpoint("http://127.0.0.1:9"), Timeouts(lean_s=5), Retries(count=0))
     with pytest.raises(RuntimeError, match="stop here"):
         runner.run_eval(RunConfig(model="m", n=1, limit=1), lambda: None, tmp_path, verifier=options)  # type: ignore[arg-type, return-value]
     assert seen == [options] and seen[0] is options
