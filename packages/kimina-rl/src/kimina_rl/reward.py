@@ -47,7 +47,7 @@ async def compute_score(
         ValueError: The row has no formal statement, or the settings have an unknown key.
 
     Example:
-        >>> # await compute_score("numina", completion, stmt, {"formal_statement": stmt}, verifier={"url": url})
+        >>> # await compute_score("numina", completion, stmt, {"formal_statement": stmt}, verifier={"endpoint": {"url": url}})
     """
     ready = sealed_reward(extra_info)
     if ready is not None:  # the kimina_fix agent loop already scored this trajectory (and sealed it)

@@ -48,7 +48,7 @@ class LeanReward:
 
     Example:
         >>> from trl import GRPOConfig, GRPOTrainer  # doctest: +SKIP
-        >>> reward = LeanReward({"verifier": {"url": "http://lean:8000"}})  # doctest: +SKIP
+        >>> reward = LeanReward({"verifier": {"endpoint": {"url": "http://lean:8000"}}})  # doctest: +SKIP
         >>> GRPOTrainer(model=model, reward_funcs=[reward], train_dataset=rows, args=GRPOConfig(...))  # doctest: +SKIP
         >>> reward([completion], formal_statement=[statement])  # doctest: +SKIP
         [0.93]
