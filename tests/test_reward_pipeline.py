@@ -32,13 +32,14 @@ def server_url() -> Iterator[str]:
         yield url
 
 
-async def score(completion: str, statement: str, url: str, **verifier: Any) -> dict[str, Any]:
+async def score(completion: str, statement: str, url: str, **scorer: Any) -> dict[str, Any]:
     return await compute_score(
         "minif2f-test",
         completion,
         statement,
         {"formal_statement": statement},
-        verifier={"url": url, **verifier},
+        verifier={"endpoint": {"url": url}},
+        scorer=scorer,
     )
 
 

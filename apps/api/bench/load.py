@@ -127,7 +127,7 @@ def run(requests: int = 200, concurrency: int = 16, warmup: int = 32, n: int = 1
     report = LoadReport(requests=requests, concurrency=concurrency)
     with sim_server() as verifier_url:
         settings = Settings(
-            verifier_url=verifier_url,
+            verifier={"endpoint": {"url": verifier_url}},
             max_concurrency=concurrency,
             max_queue=4 * concurrency,
         )

@@ -99,7 +99,7 @@ def _no_verifier_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 def verifier() -> Iterator[dict[str, Any]]:
     """Settings fields for the stand-in verification server (kimina-verify serve with lean-repl-sim REPLs)."""
     with sim_server() as url:
-        yield {"verifier_url": url}
+        yield {"verifier": {"endpoint": {"url": url}}}
 
 
 @pytest.fixture

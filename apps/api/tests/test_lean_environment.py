@@ -65,9 +65,9 @@ def test_the_verifier_comes_from_lean_server_api_url_as_in_every_kimina_command(
     monkeypatch.setenv("LEAN_SERVER_API_URL", "http://verifier:8000")
     monkeypatch.setenv("LEAN_SERVER_API_KEY", "secret")
     settings: Any = Settings()
-    assert settings.verifier_url == "http://verifier:8000"
-    assert settings.verifier_api_key.get_secret_value() == "secret"
+    assert settings.verifier.endpoint.url == "http://verifier:8000"
+    assert settings.verifier.endpoint.api_key == "secret"
     # The API's own variable wins, and a field given in code wins over both.
-    monkeypatch.setenv("KIMINA_API_VERIFIER_URL", "http://own:9000")
-    assert Settings().verifier_url == "http://own:9000"
-    assert Settings(verifier_url="http://given:1").verifier_url == "http://given:1"
+    monkeypatch.setenv("KIMINA_API_VERIFIER__ENDPOINT__URL", "http://own:9000")
+    assert Settings().verifier.endpoint.url == "http://own:9000"
+    assert Settings(verifier={"endpoint": {"url": "http://given:1"}}).verifier.endpoint.url == "http://given:1"

@@ -96,7 +96,7 @@ async def test_client_disconnect_cancels_the_request(serve, wait_until, stream) 
         verifier.listen()
         verifier.setblocking(False)
         verifier_url = f"http://127.0.0.1:{verifier.getsockname()[1]}"
-        settings = Settings(max_concurrency=1, max_queue=0, verifier_url=verifier_url)
+        settings = Settings(max_concurrency=1, max_queue=0, verifier={"endpoint": {"url": verifier_url}})
         app = create_app(settings, engine=engine)
         with serve(app) as url:
             async with httpx.AsyncClient(base_url=url, timeout=30) as client:

@@ -128,7 +128,7 @@ async def test_verify_false_skips_lean(make_client, replayer, minif2f) -> None:
 
 async def test_verifier_down_reports_unverified_not_disproved(make_client, replayer, closed_port_url, minif2f) -> None:
     engine = replayer(broken_first=True)
-    settings = Settings(verifier_url=closed_port_url, verify_timeout_s=20)
+    settings = Settings(verifier={"endpoint": {"url": closed_port_url}}, verify_timeout_s=20)
     async with make_client(settings, engine=engine) as client:
         response = await client.post("/v1/prove", json=request_for(minif2f[PROBLEM], n=2, fix_turns=1))
         health = await client.get("/health")

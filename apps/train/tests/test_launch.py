@@ -20,8 +20,8 @@ def test_launch_config_pins_paths_and_the_verifier(
     assert cfg.data.train_files == str(repo / "runs/data/kimina-promptset/train.parquet")
     assert cfg.trainer.default_local_dir == str(repo / "runs/kimina-rl-1.7b/checkpoints")
     # The reward's kwargs are a resolved copy of `kimina_rl`: the pinned URL must be in both.
-    assert cfg.kimina_rl.verifier.url == "http://verifier.internal:8000"
-    assert cfg.reward.custom_reward_function.reward_kwargs.verifier.url == "http://verifier.internal:8000"
+    assert cfg.kimina_rl.verifier.endpoint.url == "http://verifier.internal:8000"
+    assert cfg.reward.custom_reward_function.reward_kwargs.verifier.endpoint.url == "http://verifier.internal:8000"
     assert cfg.ray_kwargs.ray_init.runtime_env.env_vars.TENSORBOARD_DIR == str(tmp_path.absolute() / "tensorboard")
     assert cfg.ray_kwargs.ray_init.runtime_env.env_vars.VERL_FILE_LOGGER_PATH == str(
         tmp_path.absolute() / "metrics.jsonl"
@@ -61,15 +61,15 @@ def test_app_overrides_reach_the_run_folders_config_through_every_copy(tmp_path:
     from kimina_train.recipe import load_recipe
     from omegaconf import OmegaConf
 
-    overrides = ["data.max_response_length=3000", "kimina_rl.verifier.url=http://lean.example:8000"]
+    overrides = ["data.max_response_length=3000", "kimina_rl.verifier.endpoint.url=http://lean.example:8000"]
     recipe = load_recipe("smoke", [*overrides, f"kimina.run_dir={tmp_path}"], cpu=cpu)
     run = RunFolder(tmp_path)
     write_verl_config(run, launch_config(recipe, run))
     written = OmegaConf.load(run.verl_config)
     assert written.actor_rollout_ref.rollout.response_length == 3000
     assert written.actor_rollout_ref.actor.loss_scale_factor == 3000
-    assert written.reward.custom_reward_function.reward_kwargs.verifier.url == "http://lean.example:8000"
-    assert written.kimina_rl.verifier.url == "http://lean.example:8000"
+    assert written.reward.custom_reward_function.reward_kwargs.verifier.endpoint.url == "http://lean.example:8000"
+    assert written.kimina_rl.verifier.endpoint.url == "http://lean.example:8000"
 
 
 def test_a_cpu_launch_selects_verls_cpu_platform_in_every_process(
@@ -141,12 +141,14 @@ def test_prepare_writes_a_config_that_verl_accepts_and_builds_what_is_missing(
     from kimina_train.recipe import load_recipe
     from omegaconf import OmegaConf
 
-    recipe = load_recipe("smoke", [f"kimina.run_dir={tmp_path}/run", "kimina_rl.verifier.url=http://127.0.0.1:1"])
+    recipe = load_recipe(
+        "smoke", [f"kimina.run_dir={tmp_path}/run", "kimina_rl.verifier.endpoint.url=http://127.0.0.1:1"]
+    )
     run = prepare(recipe, [CheckResult("gpus", Status.SKIP, "none")])
     assert (tmp_path / "run" / "data" / "minif2f_test.parquet").is_file()
     assert (tmp_path / "run" / "data" / "train.parquet").is_file()  # the rows with reference completions
     assert (tmp_path / "run" / "tiny-model" / "config.json").is_file()
     written = OmegaConf.load(run.verl_config)
     assert written.actor_rollout_ref.model.path == str(tmp_path / "run" / "tiny-model")
-    assert written.reward.custom_reward_function.reward_kwargs.verifier.url == "http://127.0.0.1:1"
+    assert written.reward.custom_reward_function.reward_kwargs.verifier.endpoint.url == "http://127.0.0.1:1"
     assert json.loads(run.preflight.read_text()) == [{"name": "gpus", "status": "skip", "detail": "none", "fix": None}]

@@ -54,7 +54,7 @@ def test_check_on_a_cpu_machine_fails_with_the_gpu_message(tmp_path: Path, capsy
             "kimina-rl-1.7b",
             "--check",
             f"kimina.run_dir={tmp_path}",
-            "kimina_rl.verifier.url=http://127.0.0.1:9",
+            "kimina_rl.verifier.endpoint.url=http://127.0.0.1:9",
         ]
     )
     assert code == EXIT_PREFLIGHT

@@ -13,6 +13,7 @@ from kimina_train.preflight.model import check_model
 from kimina_train.preflight.verifier import check_verifier
 from kimina_train.recipe import Recipe, load_recipe
 from kimina_train.settings import HardwareSpec
+from kimina_verify import Endpoint, VerifierOptions
 
 H100 = HardwareSpec(gpu_type="H100", min_gpu_memory_gib=79)
 
@@ -64,19 +65,19 @@ def _closed_port() -> int:
 
 def test_server_down() -> None:
     url = f"http://127.0.0.1:{_closed_port()}"
-    result = check_verifier(url, timeout_s=5)
+    result = check_verifier(VerifierOptions(Endpoint(url)), timeout_s=5)
     assert result.status is Status.FAIL
     assert result.detail.startswith(f"no answer from {url}/health (")
     assert result.fix is not None and "kimina-verify serve" in result.fix
 
 
 def test_loopback_server_is_refused_for_several_nodes() -> None:
-    result = check_verifier("http://localhost:8000", nnodes=2)
+    result = check_verifier(VerifierOptions(Endpoint("http://localhost:8000")), nnodes=2)
     assert result.status is Status.FAIL and "the other 1 node(s) cannot reach" in result.message
 
 
 def test_canary_against_the_stand_in_server(lean_url: str) -> None:
-    result = check_verifier(lean_url, timeout_s=30)
+    result = check_verifier(VerifierOptions(Endpoint(lean_url)), timeout_s=30)
     assert result.status is Status.OK, result.message
     assert result.detail.endswith("canary valid/lean_error as expected")
 
@@ -88,7 +89,7 @@ def test_canary_catches_a_server_that_accepts_a_false_theorem(lean_url: str, mon
     monkeypatch.setattr(
         verifier, "CANARY_INVALID", verifier.CANARY_INVALID.replace(" -- sim: error unsolved goals", "")
     )
-    result = check_verifier(lean_url, timeout_s=30)
+    result = check_verifier(VerifierOptions(Endpoint(lean_url)), timeout_s=30)
     assert result.status is Status.FAIL
     assert "a false theorem came back valid; rewards would pay for wrong proofs" in result.message
 
@@ -98,7 +99,7 @@ def test_canary_catches_a_server_that_rejects_a_true_theorem(lean_url: str, monk
 
     broken = verifier.CANARY_VALID.replace("norm_num", "norm_num -- sim: error unknown package 'Mathlib'")
     monkeypatch.setattr(verifier, "CANARY_VALID", broken)
-    result = check_verifier(lean_url, timeout_s=30)
+    result = check_verifier(VerifierOptions(Endpoint(lean_url)), timeout_s=30)
     assert result.status is Status.FAIL
     assert "a true theorem came back lean_error (" in result.message and "expected valid" in result.message
 

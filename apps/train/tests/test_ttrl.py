@@ -125,7 +125,7 @@ def test_a_round_trains_from_the_rounds_model_and_returns_the_saved_weights(
     [(command, log, env)] = run.calls
     assert command[:7] == [sys.executable, "-m", "kimina_train", "--recipe", "ttrl", "--run-dir", str(folder)]
     assert "actor_rollout_ref.model.path=/models/prover" in command
-    assert "kimina_rl.verifier.url=http://lean:8000" in command and command[-1] == "trainer.nnodes=1"
+    assert "kimina_rl.verifier.endpoint.url=http://lean:8000" in command and command[-1] == "trainer.nnodes=1"
     assert "trainer.total_training_steps=4" in command and "trainer.total_epochs=4" in command
     assert "data.train_batch_size=8" in command and "--dry-run" not in command
     assert env["LEAN_SERVER_API_KEY"] == "secret" and "secret" not in " ".join(command)

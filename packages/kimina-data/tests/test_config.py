@@ -49,13 +49,19 @@ def test_defaults_are_the_upstream_recipe_without_paid_calls() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"source": "x", "out": "o", "max_winrate": 0.5}, r"unknown data option\(s\) \['max_winrate'\]"),
-        ({"source": "x", "out": "o", "variants": "two"}, "variants: expected an integer, got 'two'"),
-        ({"source": "x", "out": "o", "dedup": 1}, "dedup: expected true or false"),
-        ({"source": "x", "out": "o", "variants": True}, "variants: expected an integer"),
+        (
+            {"source": "x", "out": "o", "max_winrate": 0.5},
+            r"data.max_winrate: unknown key; did you mean max_win_rate\?",
+        ),
+        ({"source": "x", "out": "o", "variants": "two"}, "data.variants: Input should be a valid integer, got 'two'"),
+        ({"source": "x", "out": "o", "dedup": 1}, "data.dedup: Input should be a valid boolean, got 1"),
+        ({"source": "x", "out": "o", "variants": True}, "data.variants: Input should be a valid integer, got True"),
         ({"source": "x", "out": "o", "max_win_rate": 1.5}, "max_win_rate = 1.5 is out of range"),
         ({"source": "x", "out": "o", "weighting": {"tiers": [[0.5, 2], [0.1, 3]]}}, "sorted by win rate"),
-        ({"source": "x", "out": "o", "gemini": {"modle": "x"}}, "gemini:"),
+        (
+            {"source": "x", "out": "o", "gemini": {"modle": "x"}},
+            r"data.gemini.modle: unknown key; did you mean model\?",
+        ),
         ({"source": {"kind": "minif2f"}, "out": "o"}, "needs `path`"),
         ({"out": "o"}, "no source"),
         ({"source": "x"}, "no output folder"),
@@ -99,5 +105,5 @@ def test_decontamination_is_the_default() -> None:
 
 @pytest.mark.parametrize("value", [3, [""], ["a", 1]])
 def test_decontaminate_rejects_what_is_not_a_reference(value: object) -> None:
-    with pytest.raises(ConfigError, match="decontaminate: expected a list of paths"):
+    with pytest.raises(ConfigError, match=r"^data(\.decontaminate[.0-9]*)?: .*(valid|expected)"):
         BuildConfig.from_mapping({"source": "x", "out": "o", "decontaminate": value})

@@ -11,11 +11,24 @@ from kimina_eval.runner import Runner, RunOptions, RunProgress, run_eval
 from kimina_eval.store import load_records
 from kimina_eval.summary import summarize
 from kimina_eval.testing import ScriptedEngine
-from kimina_verify import LeanMessage, Verdict, VerdictKind, VerifierUnavailable
+from kimina_verify import (
+    Endpoint,
+    LeanMessage,
+    Retries,
+    Timeouts,
+    Verdict,
+    VerdictKind,
+    VerifierOptions,
+    VerifierUnavailable,
+)
 from kimina_verify.attempts import gets_fix_turn
 
 FAST = RunOptions(batch_problems=2, infra_retries=1, retry_delay_s=0)
-VERIFIER = {"retries": 0, "timeout": 5}
+
+
+def verifier_at(url: str) -> VerifierOptions:
+    """The test runs' verifier: no client retries, a short Lean timeout."""
+    return VerifierOptions(Endpoint(url), Timeouts(lean_s=5), Retries(count=0))
 
 
 class Counting:
@@ -45,7 +58,7 @@ def test_tiny_model_end_to_end_then_resume_without_redoing(tiny_model: Path, lea
     config = RunConfig(model=str(tiny_model), n=2, limit=5, fix_turns=1, sampling=SamplingParams(max_tokens=16, seed=0))
     engine = Counting(make_engine("transformers", str(tiny_model), device="cpu"))
     progress = Progress()
-    final = run_eval(config, engine, tmp_path, url=lean_url, options=FAST, progress=progress, **VERIFIER)
+    final = run_eval(config, engine, tmp_path, verifier=verifier_at(lean_url), options=FAST, progress=progress)
     assert engine.completions == 10
     assert (final.total, final.done, final.problems) == (10, 10, 5)
     assert progress.updates[0].done == 0 and progress.updates[-1] == final
@@ -58,11 +71,11 @@ def test_tiny_model_end_to_end_then_resume_without_redoing(tiny_model: Path, lea
     assert json.loads((tmp_path / "run.json").read_text())["n"] == 2
 
     # Same settings again: everything is graded already.
-    again = run_eval(config, engine, tmp_path, url=lean_url, options=FAST, **VERIFIER)
+    again = run_eval(config, engine, tmp_path, verifier=verifier_at(lean_url), options=FAST)
     assert engine.completions == 10 and again == final
     # More samples per problem: only the new ones are generated.
     bigger = RunConfig(**{**config.__dict__, "n": 3})
-    run_eval(bigger, engine, tmp_path, url=lean_url, options=FAST, **VERIFIER)
+    run_eval(bigger, engine, tmp_path, verifier=verifier_at(lean_url), options=FAST)
     assert engine.completions == 15
     assert len(lines(tmp_path)) == 15
 
@@ -105,7 +118,7 @@ def test_verified_and_fix_paths_with_real_completions(data_dir: Path, lean_url: 
     dataset.write_text("".join(json.dumps(r) + "\n" for r in rows if r["name"] in names and r["split"] == "test"))
     config = RunConfig(model="scripted", dataset=str(dataset), n=4, fix_turns=1)
     out = tmp_path / "run"
-    final = run_eval(config, engine, out, url=lean_url, options=FAST, **VERIFIER)
+    final = run_eval(config, engine, out, verifier=verifier_at(lean_url), options=FAST)
     assert (final.solved, final.solved_with_fix, final.infra) == (5, 5, 0)
 
     by_key = {(r["problem"], r["sample"], r["turn"]): r for r in lines(out)}
@@ -147,7 +160,7 @@ def test_infra_failures_are_retried_reported_and_regraded_on_resume(
     first_two = [p.name for p in load_problems(limit=2)]
     engine = ScriptedEngine(lambda m, i: completions.get(next(n for n in first_two if n in m[1]["content"]), "x"))
     lean_server.fail_checks = 100
-    out = run_eval(config, engine, tmp_path, url=lean_server.url, options=FAST, **VERIFIER)
+    out = run_eval(config, engine, tmp_path, verifier=verifier_at(lean_server.url), options=FAST)
     assert out.infra == 2 and out.done == 0 and out.solved == 0
     records, _ = load_records(tmp_path / "samples.jsonl")
     assert {r.verdict for r in records} == {"infra"} and all(r.correct is None for r in records)
@@ -157,7 +170,7 @@ def test_infra_failures_are_retried_reported_and_regraded_on_resume(
 
     lean_server.fail_checks = 0
     calls = len(engine.calls)
-    resumed = run_eval(config, engine, tmp_path, url=lean_server.url, options=FAST, **VERIFIER)
+    resumed = run_eval(config, engine, tmp_path, verifier=verifier_at(lean_server.url), options=FAST)
     assert resumed.infra == 0 and resumed.done == 2
     assert len(engine.calls) == calls  # the same completions were verified again, not regenerated
 
@@ -165,14 +178,14 @@ def test_infra_failures_are_retried_reported_and_regraded_on_resume(
 def test_missing_server_is_a_clear_error(tiny_model: Path, tmp_path: Path) -> None:
     config = RunConfig(model="scripted", n=1, limit=1)
     with pytest.raises(VerifierUnavailable, match="no verification server at http://127.0.0.1:9"):
-        run_eval(config, ScriptedEngine(lambda m, i: ""), tmp_path, url="http://127.0.0.1:9", **VERIFIER)
+        run_eval(config, ScriptedEngine(lambda m, i: ""), tmp_path, verifier=verifier_at("http://127.0.0.1:9"))
 
 
 def test_a_different_run_in_the_same_directory_is_refused(lean_url: str, tmp_path: Path) -> None:
     engine = ScriptedEngine(lambda m, i: "nothing")
-    run_eval(RunConfig(model="a", n=1, limit=1), engine, tmp_path, url=lean_url, **VERIFIER)
+    run_eval(RunConfig(model="a", n=1, limit=1), engine, tmp_path, verifier=verifier_at(lean_url))
     with pytest.raises(ConfigError, match="model='a'"):
-        run_eval(RunConfig(model="b", n=1, limit=1), engine, tmp_path, url=lean_url, **VERIFIER)
+        run_eval(RunConfig(model="b", n=1, limit=1), engine, tmp_path, verifier=verifier_at(lean_url))
 
 
 def test_corrupt_line_is_skipped_counted_and_its_sample_redone(
@@ -180,13 +193,13 @@ def test_corrupt_line_is_skipped_counted_and_its_sample_redone(
 ) -> None:
     engine = Counting(ScriptedEngine(lambda m, i: "nothing"))
     config = RunConfig(model="a", n=2, limit=1)
-    run_eval(config, engine, tmp_path, url=lean_url, **VERIFIER)
+    run_eval(config, engine, tmp_path, verifier=verifier_at(lean_url))
     samples = tmp_path / "samples.jsonl"
     first, second = samples.read_text().splitlines()
     samples.write_text(first + "\n" + second[: len(second) // 2])  # killed in the middle of a line
     assert summarize(tmp_path).corrupt_lines == [2]
     assert "samples.jsonl:2: skipped" in caplog.text
-    run_eval(config, engine, tmp_path, url=lean_url, **VERIFIER)
+    run_eval(config, engine, tmp_path, verifier=verifier_at(lean_url))
     assert engine.completions == 3
     records, corrupt = load_records(samples)
     assert len(records) == 2 and corrupt == [2]
@@ -250,13 +263,13 @@ def test_an_engine_factory_is_called_only_after_the_cheap_checks(lean_url: str, 
         return ScriptedEngine(lambda m, i: "nothing")
 
     with pytest.raises(VerifierUnavailable):
-        run_eval(RunConfig(model="a", n=1, limit=1), factory, tmp_path, url="http://127.0.0.1:9", **VERIFIER)
+        run_eval(RunConfig(model="a", n=1, limit=1), factory, tmp_path, verifier=verifier_at("http://127.0.0.1:9"))
     with pytest.raises(DatasetError, match="unknown split"):
-        run_eval(RunConfig(model="a", n=1, limit=1, split="train"), factory, tmp_path, url=lean_url, **VERIFIER)
-    run_eval(RunConfig(model="a", n=1, limit=1), factory, tmp_path, url=lean_url, **VERIFIER)
+        run_eval(RunConfig(model="a", n=1, limit=1, split="train"), factory, tmp_path, verifier=verifier_at(lean_url))
+    run_eval(RunConfig(model="a", n=1, limit=1), factory, tmp_path, verifier=verifier_at(lean_url))
     assert built == [1]
     with pytest.raises(ConfigError, match="model='a'"):
-        run_eval(RunConfig(model="b", n=1, limit=1), factory, tmp_path, url=lean_url, **VERIFIER)
+        run_eval(RunConfig(model="b", n=1, limit=1), factory, tmp_path, verifier=verifier_at(lean_url))
     assert built == [1]  # the resume was refused before a second model was built
     records, _ = load_records(tmp_path / "samples.jsonl")
     assert records[0].lean_env is not None and records[0].lean_env.startswith("lean-repl-sim/")

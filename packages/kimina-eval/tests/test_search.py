@@ -17,9 +17,14 @@ from kimina_eval.search import SearchConfig, SearchOptions, SearchRunner, TTRLBa
 from kimina_eval.search.lean import ServerBackend
 from kimina_eval.store import load_records
 from kimina_eval.testing import ScriptedEngine, reply_by_pattern
-from kimina_verify import Verdict, Verifier, VerifyItem
+from kimina_verify import Endpoint, Retries, Timeouts, Verdict, Verifier, VerifierOptions, VerifyItem
 
-VERIFIER: dict[str, Any] = {"retries": 0, "timeout": 5}
+
+def verifier_at(url: str) -> VerifierOptions:
+    """The test runs' verifier: no client retries, a short Lean timeout."""
+    return VerifierOptions(Endpoint(url), Timeouts(lean_s=5), Retries(count=0))
+
+
 FAST = {"infra_retries": 0, "retry_delay_s": 0.0}
 NAME = "amc12a_2015_p10"  # the scenario fixture's problem (see conftest.py)
 
@@ -49,7 +54,7 @@ class Spy:
 
 @pytest.fixture
 async def lean(lean_url: str) -> AsyncIterator[Spy]:
-    async with Verifier(lean_url, **VERIFIER) as verifier:
+    async with Verifier(verifier_at(lean_url)) as verifier:
         yield Spy(ServerBackend(verifier))
 
 
@@ -385,7 +390,7 @@ def test_run_search_against_a_server(scenario: Any, lean_url: str, tmp_path: Pat
             progress.append(state)
 
     final = run_search(
-        run_config(dataset), SEARCH, scenario.prover(), tmp_path, url=lean_url, progress=Sink(), **VERIFIER
+        run_config(dataset), SEARCH, scenario.prover(), tmp_path, verifier=verifier_at(lean_url), progress=Sink()
     )
     assert (final.problems, final.done, final.solved, final.samples, final.infra) == (1, 1, 1, 9, 0)
     assert progress[0].done == 0 and progress[-1] == final

@@ -9,14 +9,20 @@ from kimina_eval.report import render_markdown, write_report
 from kimina_eval.search import SearchConfig, run_search, summarize_search
 from kimina_eval.store import SampleRecord, SampleWriter
 from kimina_eval.summary import summarize
+from kimina_verify import Endpoint, Retries, Timeouts, VerifierOptions
 
-VERIFIER: dict[str, Any] = {"retries": 0, "timeout": 5}
+
+def verifier_at(url: str) -> VerifierOptions:
+    """The test runs' verifier: no client retries, a short Lean timeout."""
+    return VerifierOptions(Endpoint(url), Timeouts(lean_s=5), Retries(count=0))
+
+
 SEARCH = SearchConfig(rounds=3, proposals_per_round=1, negation_samples=1, lemma_samples=2, sample_budget=64)
 
 
 def searched(scenario: Any, lean_url: str, out: Path) -> Path:
     config = RunConfig(model="/models/Prover-S", dataset=str(scenario.dataset), split="valid", n=2)
-    run_search(config, SEARCH, scenario.prover(), out, url=lean_url, **VERIFIER)
+    run_search(config, SEARCH, scenario.prover(), out, verifier=verifier_at(lean_url))
     return out
 
 

@@ -10,23 +10,18 @@ import argparse
 import asyncio
 import json
 import time
+from dataclasses import replace
 
 from kimina_format.testing import data_file
 from kimina_rl.scoring import RewardProblem
 from kimina_rl.service import Scorer
 from kimina_rl.settings import Settings
-from kimina_verify import Verifier, verify_sync
+from kimina_verify import Endpoint, Retries, Verifier, VerifierOptions, verify_sync
 from kimina_verify.testing import sim_server
 
 
-async def run(url: str, rows: list[dict], settings: Settings, print_axioms: bool) -> tuple[float, int]:
-    verifier = Verifier(
-        url,
-        retries=0,
-        batch_size=settings.verifier.request_size,
-        max_concurrency=settings.verifier.max_concurrent_requests,
-        print_axioms=print_axioms,
-    )
+async def run(rows: list[dict], settings: Settings, print_axioms: bool) -> tuple[float, int]:
+    verifier = Verifier(replace(settings.verifier, checks=replace(settings.verifier.checks, print_axioms=print_axioms)))
     scorer = Scorer(settings, verifier=verifier)
     problems = [RewardProblem.from_row("minif2f", None, {"formal_statement": r["formal_statement"]}) for r in rows]
     started = time.perf_counter()
@@ -51,15 +46,17 @@ def main() -> None:
         for i, r in enumerate(rows * (args.samples // len(rows) + 1))
     ][: args.samples]
     with sim_server(max_repls=args.repls, latency=args.latency, max_queue=100_000) as url:
-        (probe,) = verify_sync(["theorem t : True := trivial"], url=url, retries=0)
+        (probe,) = verify_sync(
+            ["theorem t : True := trivial"], VerifierOptions(Endpoint(url), retries=Retries(count=0))
+        )
         print_axioms = probe.ok  # the stand-in may not answer `#print axioms` yet
         print(f"{args.samples} samples, {args.repls} stand-in REPLs x {args.latency * 1000:.0f} ms per proof")
         for label, overrides in [
             ("micro-batched (5 ms window, <= 256)", {}),
             ("one proof per call (no batching)", {"max_batch_size": 1, "batch_window_ms": 0}),
         ]:
-            settings = Settings.from_mapping({"verifier": {"url": url, **overrides}})
-            elapsed, calls = asyncio.run(run(url, rows, settings, print_axioms))
+            settings = Settings.from_mapping({"verifier": {"endpoint": {"url": url}}, "scorer": overrides})
+            elapsed, calls = asyncio.run(run(rows, settings, print_axioms))
             print(
                 f"  {label:38s} {elapsed:6.2f} s  {args.samples / elapsed:7.1f} samples/s  "
                 f"{calls:4d} verification calls ({args.samples / max(calls, 1):.0f} proofs each)"

@@ -55,7 +55,7 @@ def run_loop(tokenizer: Any, lean_server: str) -> Run:
             [
                 "data.max_prompt_length=2048",
                 "data.max_response_length=12000",
-                f"kimina_rl.verifier.url={lean_server}",
+                f"kimina_rl.verifier.endpoint.url={lean_server}",
                 *overrides,
             ]
         )
@@ -269,7 +269,7 @@ async def test_verls_agent_loop_worker_runs_kimina_fix(
             f"actor_rollout_ref.model.path={model}",
             "data.max_prompt_length=2048",
             "data.max_response_length=12000",
-            f"kimina_rl.verifier.url={lean_server}",
+            f"kimina_rl.verifier.endpoint.url={lean_server}",
         ]
     )
     solved, fixed = short_rows[0], short_rows[1]

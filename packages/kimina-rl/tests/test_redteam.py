@@ -39,7 +39,7 @@ def completion(code: str) -> str:
 async def test_cheat_scores_zero(lean_server: str, prefix: str) -> None:
     info = {"formal_statement": STATEMENT, "uid": "redteam"}
     result = await compute_score(
-        "minif2f", completion(HEADER + prefix + CHEAT), STATEMENT, info, verifier={"url": lean_server}
+        "minif2f", completion(HEADER + prefix + CHEAT), STATEMENT, info, verifier={"endpoint": {"url": lean_server}}
     )
     assert result["format_score"] == 1.0  # the format holds: only Lean's side can refuse it
     assert (result["verdict"], result["score"]) == ("integrity", 0.0)
@@ -52,5 +52,7 @@ async def test_a_sample_that_crashes_the_repl_gets_its_own_verdict(lean_server: 
     # replies; it should score 0 alone.
     info = {"formal_statement": STATEMENT, "uid": "redteam-crash"}
     text = completion(HEADER + PROOF + "-- sim: crash\n").replace("exact cheat.elim", "rw [Real.log_pow]\n  norm_num")
-    result = await compute_score("minif2f", text, STATEMENT, info, verifier={"url": lean_server, "infra_retry_s": 3})
+    result = await compute_score(
+        "minif2f", text, STATEMENT, info, verifier={"endpoint": {"url": lean_server}}, scorer={"infra_retry_s": 3}
+    )
     assert result["score"] == 0.0

@@ -85,7 +85,7 @@ async def test_cheat_scores_zero(lean_server: str, name: str) -> None:
     code, statement, tactics, helper, _ = CHEATS[name]
     info = {"formal_statement": statement, "uid": f"redteam2-{name}"}
     text = completion(code, tactics, helper)
-    result = await compute_score("minif2f", text, statement, info, verifier={"url": lean_server})
+    result = await compute_score("minif2f", text, statement, info, verifier={"endpoint": {"url": lean_server}})
     assert result["score"] == 0.0, result
 
 
@@ -93,7 +93,7 @@ async def test_the_good_proof_scores_one(lean_server: str) -> None:
     # The look-alike of every cheat above: the real proof in the same completion scores 1.
     info = {"formal_statement": STATEMENT, "uid": "redteam2-good"}
     text = completion(HEADER + PROOF, "  rw [Real.log_pow]\n  norm_num")
-    result = await compute_score("minif2f", text, STATEMENT, info, verifier={"url": lean_server})
+    result = await compute_score("minif2f", text, STATEMENT, info, verifier={"endpoint": {"url": lean_server}})
     assert result["score"] == 1.0, result
 
 
@@ -116,7 +116,8 @@ async def test_a_batch_of_hostile_samples_gets_one_verdict_each(lean_server: str
                 text,
                 STATEMENT,
                 {"formal_statement": STATEMENT, "uid": f"redteam2-batch-{i}"},
-                verifier={"url": lean_server, "infra_retry_s": 5},
+                verifier={"endpoint": {"url": lean_server}},
+                scorer={"infra_retry_s": 5},
             )
             for i, text in enumerate(texts)
         ),

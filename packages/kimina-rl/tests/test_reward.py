@@ -19,8 +19,8 @@ from kimina_verify import VerifierUnavailable
 Edit = Callable[[str], str]
 
 
-def _kwargs(url: str, **verifier: Any) -> dict[str, Any]:
-    return {"verifier": {"url": url, **verifier}}
+def _kwargs(url: str) -> dict[str, Any]:
+    return {"verifier": {"endpoint": {"url": url}}}
 
 
 def _extra(row: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -91,7 +91,7 @@ async def test_dead_server_raises_after_the_retry_budget(well_formed: list[dict[
     url = f"http://127.0.0.1:{_free_port()}"
     started = time.monotonic()
     with pytest.raises(VerifierUnavailable, match=r"kept failing for \d+ s.*infra_retry_s=3\)"):
-        await _score(well_formed[0], url, verifier={"url": url, "infra_retry_s": 3})
+        await _score(well_formed[0], url, verifier={"endpoint": {"url": url}}, scorer={"infra_retry_s": 3})
     assert 1.0 < time.monotonic() - started < 10  # retried once after ~2 s, then gave up: never a silent 0
 
 
@@ -119,7 +119,8 @@ async def test_server_that_comes_back_is_waited_for(
             well_formed[0]["completion"],
             None,
             _extra(well_formed[0]),
-            verifier={"url": url, "infra_retry_s": 60},
+            verifier={"endpoint": {"url": url}},
+            scorer={"infra_retry_s": 60},
         )
     finally:
         stop.set()
@@ -151,8 +152,8 @@ async def test_bad_rows_and_settings_are_clear_errors(well_formed: list[dict[str
         await compute_score("numina", row["completion"], None, {"uid": "x"}, **_kwargs(lean_server))
     with pytest.raises(ValueError, match="unknown reward_kwargs"):
         await _score(row, lean_server, verifeir={"url": lean_server})
-    with pytest.raises(ValueError, match=r"kimina_rl.verifier: unknown key\(s\) ulr"):
-        await compute_score("numina", row["completion"], None, _extra(row), verifier={"ulr": lean_server})
+    with pytest.raises(ValueError, match=r"kimina_rl.verifier.endpoint.ulr: unknown key; did you mean url\?"):
+        await compute_score("numina", row["completion"], None, _extra(row), verifier={"endpoint": {"ulr": lean_server}})
 
 
 async def test_agent_scored_trajectories_are_passed_through() -> None:
@@ -173,5 +174,7 @@ async def test_lean_timeout_scores_zero(well_formed: list[dict[str, Any]], lean_
     row = well_formed[0]
     head, fence, tail = row["completion"].rpartition("\n```")  # the final block's closing fence
     slow = head + "\n  -- sim: sleep 5" + fence + tail
-    result = await _score(row, lean_server, slow, verifier={"url": lean_server, "timeout_s": 1})
+    result = await _score(
+        row, lean_server, slow, verifier={"endpoint": {"url": lean_server}, "timeouts": {"lean_s": 1}}
+    )
     assert (result["verdict"], result["score"], result["acc"]) == ("timeout", 0.0, 0.0)

@@ -17,7 +17,9 @@ def completion(code: str, thinking: str = "We rewrite the logarithm of the power
 
 async def score(case: Case, url: str, text: str | None = None, **extra: Any) -> dict[str, Any]:
     info = {"formal_statement": case.statement, "uid": case.name, **extra}
-    return await compute_score("minif2f", text or completion(case.code), case.statement, info, verifier={"url": url})
+    return await compute_score(
+        "minif2f", text or completion(case.code), case.statement, info, verifier={"endpoint": {"url": url}}
+    )
 
 
 async def test_every_attack_scores_zero(lean_server: str) -> None:
@@ -61,5 +63,7 @@ async def test_a_statement_that_cannot_be_encoded_is_that_rows_verdict(lean_serv
     good = next(case for _, case in lookalikes() if case.name == "plain")
     bad_statement = good.statement.replace("sorry", "sorry -- \udfff")
     info = {"formal_statement": bad_statement} | ({"uid": uid} if uid else {})
-    result = await compute_score("minif2f", completion(good.code), bad_statement, info, verifier={"url": lean_server})
+    result = await compute_score(
+        "minif2f", completion(good.code), bad_statement, info, verifier={"endpoint": {"url": lean_server}}
+    )
     assert (result["verdict"], result["score"]) == ("integrity", 0.0)

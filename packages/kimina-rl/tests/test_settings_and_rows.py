@@ -1,8 +1,11 @@
 """Settings parsing (the YAML and the dataclasses agree) and how dataset rows become problems."""
 
+from dataclasses import replace
+
 import pytest
 from kimina_rl.scoring import RewardProblem
-from kimina_rl.settings import FixSettings, Settings, VerifierSettings
+from kimina_rl.settings import RL_VERIFIER_DEFAULTS, FixSettings, Settings
+from kimina_verify import Endpoint
 from omegaconf import DictConfig, OmegaConf
 
 
@@ -13,9 +16,12 @@ def test_yaml_defaults_match_the_dataclass_defaults(base_config: DictConfig) -> 
 
 def test_partial_mapping_and_format_overrides() -> None:
     settings = Settings.from_mapping(
-        {"verifier": {"url": "http://lean:8000"}, "format": {"min_tactic_blocks": 1, "code_languages": ["lean4"]}}
+        {
+            "verifier": {"endpoint": {"url": "http://lean:8000"}},
+            "format": {"min_tactic_blocks": 1, "code_languages": ["lean4"]},
+        }
     )
-    assert settings.verifier == VerifierSettings(url="http://lean:8000")
+    assert settings.verifier == replace(RL_VERIFIER_DEFAULTS, endpoint=Endpoint("http://lean:8000"))
     assert settings.fix == FixSettings()
     config = settings.format_config()
     assert (config.min_tactic_blocks, config.code_languages) == (1, ("lean4",))
@@ -27,10 +33,17 @@ def test_partial_mapping_and_format_overrides() -> None:
 @pytest.mark.parametrize(
     ("mapping", "message"),
     [
-        ({"verifer": {}}, r"kimina_rl: unknown key\(s\) verifer"),
+        ({"verifer": {}}, r"kimina_rl.verifer: unknown key; did you mean verifier\?"),
         ({"fix": {"max_errors": 0}}, "kimina_rl.fix: max_errors must be positive"),
-        ({"verifier": {"infra_retry_s": -1}}, "infra_retry_s must not be negative"),
-        ({"history": {"file": "x"}}, r"kimina_rl.history: unknown key\(s\) file"),
+        ({"scorer": {"infra_retry_s": -1}}, "kimina_rl.scorer: infra_retry_s must not be negative"),
+        ({"history": {"file": "x"}}, r"kimina_rl.history.file: unknown key"),
+        (
+            {"verifier": {"limits": {"batch_sise": 2}}},
+            r"kimina_rl.verifier.limits.batch_sise: .*did you mean batch_size",
+        ),
+        ({"verifier": {"timeouts": {"lean_s": "x"}}}, r"kimina_rl.verifier.timeouts.lean_s: Input should be a valid"),
+        ({"verifier": {"timeout_s": 5}}, r"kimina_rl.verifier.timeout_s is now kimina_rl.verifier.timeouts.lean_s"),
+        ({"verifier": {"retries": {"count": 2}}}, "retries.count must be 0"),
     ],
 )
 def test_bad_settings_name_the_key(mapping: dict[str, object], message: str) -> None:
@@ -39,7 +52,7 @@ def test_bad_settings_name_the_key(mapping: dict[str, object], message: str) -> 
 
 
 def test_unknown_format_field_is_named() -> None:
-    with pytest.raises(ValueError, match=r"kimina_rl.format: unknown key\(s\) min_blocks"):
+    with pytest.raises(ValueError, match=r"kimina_rl.format.min_blocks: unknown key; did you mean min_tactic_blocks\?"):
         Settings.from_mapping({"format": {"min_blocks": 1}}).format_config()
 
 
@@ -66,3 +79,10 @@ def test_upstream_and_minimal_rows() -> None:
     assert not RewardProblem.from_row("x", "theorem b : True := by", {"split": "test"}).training
     with pytest.raises(ValueError, match="no formal statement"):
         RewardProblem.from_row("x", None, {"uid": "y"})
+
+
+def test_the_scorer_passes_the_verifier_options_whole() -> None:
+    from kimina_rl.service import _build_verifier
+
+    settings = Settings.from_mapping({"verifier": {"endpoint": {"url": "http://lean:8000"}, "cache": None}})
+    assert _build_verifier(settings).options is settings.verifier

@@ -64,7 +64,7 @@ def expected(rows: list[dict[str, Any]]) -> list[float]:
 
 
 def test_plain_completions_with_kimina_data_columns(batch: list[dict[str, Any]], lean_server: str) -> None:
-    reward = LeanReward({"verifier": {"url": lean_server}})
+    reward = LeanReward({"verifier": {"endpoint": {"url": lean_server}}})
     prompts = ["prove it"] * len(batch)
     rewards = trl_call(reward, prompts, [r["completion"] for r in batch], **kimina_data_columns(batch))
     assert rewards == pytest.approx(expected(batch))
@@ -87,12 +87,12 @@ def test_a_changed_statement_scores_zero_like_a_wrong_proof(batch: list[dict[str
     """The statement column is what the proof is checked against: a proof of another theorem earns nothing."""
     statements = [r["formal_statement"] for r in batch[:2]][::-1]  # each proof checked against the other's theorem
     completions = [r["completion"] for r in batch[:2]]
-    reward = LeanReward({"verifier": {"url": lean_server}})
+    reward = LeanReward({"verifier": {"endpoint": {"url": lean_server}}})
     assert trl_call(reward, ["p", "p"], completions, formal_statement=statements) == [0.0, 0.0]
 
 
 def test_rows_without_a_statement_are_a_clear_error(batch: list[dict[str, Any]], lean_server: str) -> None:
-    reward = LeanReward({"verifier": {"url": lean_server}})
+    reward = LeanReward({"verifier": {"endpoint": {"url": lean_server}}})
     with pytest.raises(ValueError, match="has no formal statement"):
         trl_call(reward, ["p"], [batch[0]["completion"]], answer=["42"])
     with pytest.raises(ValueError, match="column 'formal_statement' has 1 values for 2 completions"):
@@ -106,7 +106,7 @@ def _dead_url() -> str:
 
 
 def test_infra_failures_raise_by_default_and_are_none_on_request(batch: list[dict[str, Any]]) -> None:
-    settings = {"verifier": {"url": _dead_url(), "infra_retry_s": 1}}
+    settings = {"verifier": {"endpoint": {"url": _dead_url()}}, "scorer": {"infra_retry_s": 1}}
     columns = {"formal_statement": [r["formal_statement"] for r in batch[:2]]}
     completions = [batch[0]["completion"], "<think>no code, nothing to verify</think>"]
     with pytest.raises(VerifierUnavailable):
@@ -116,7 +116,7 @@ def test_infra_failures_raise_by_default_and_are_none_on_request(batch: list[dic
 
 
 async def test_it_works_inside_a_running_event_loop(batch: list[dict[str, Any]], lean_server: str) -> None:
-    reward = LeanReward({"verifier": {"url": lean_server}})
+    reward = LeanReward({"verifier": {"endpoint": {"url": lean_server}}})
     rewards = trl_call(reward, ["p"], [batch[0]["completion"]], formal_statement=[batch[0]["formal_statement"]])
     assert rewards == pytest.approx(expected(batch)[:1])
 
@@ -126,7 +126,7 @@ def test_completion_ids_give_the_length_penalty_its_token_count(batch: list[dict
 
     config = FormatConfig()
     between = (config.soft_max_tokens + config.max_tokens) // 2  # half-way into the penalty
-    reward = LeanReward({"verifier": {"url": lean_server}})
+    reward = LeanReward({"verifier": {"endpoint": {"url": lean_server}}})
     row = batch[0]
     (long,) = reward(
         completions=[row["completion"]], completion_ids=[[0] * between], formal_statement=[row["formal_statement"]]

@@ -48,7 +48,7 @@ async def test_reward_loop_worker_scores_a_batch(
 
     tokenizer.save_pretrained(tmp_path / "tokenizer")
     cfg = compose_config(
-        [f"actor_rollout_ref.model.path={tmp_path / 'tokenizer'}", f"kimina_rl.verifier.url={lean_server}"]
+        [f"actor_rollout_ref.model.path={tmp_path / 'tokenizer'}", f"kimina_rl.verifier.endpoint.url={lean_server}"]
     )
     OmegaConf.resolve(cfg)  # as verl's TaskRunner does before starting workers
     worker = RewardLoopWorker(cfg)

@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from kimina_format.testing import data_file
-from kimina_verify import Verifier, VerifyItem
+from kimina_verify import Checks, Endpoint, Limits, Retries, Timeouts, Verifier, VerifierOptions, VerifyItem
 from kimina_verify.server import repl as repl_module
 from kimina_verify.testing import ServerThread, sim_settings
 
@@ -54,7 +54,10 @@ def count_commands() -> None:
 async def one_run(url: str, batch: list[VerifyItem], lean_checks: bool) -> tuple[float, int, int]:
     before = COMMANDS["n"]
     started = time.monotonic()
-    async with Verifier(url, timeout=60, retries=0, lean_checks=lean_checks, batch_size=8) as verifier:
+    options = VerifierOptions(
+        Endpoint(url), Timeouts(lean_s=60), Retries(count=0), Limits(batch_size=8), Checks(lean_checks=lean_checks)
+    )
+    async with Verifier(options) as verifier:
         verdicts = await verifier.verify(batch)
     elapsed = time.monotonic() - started
     valid = sum(v.ok for v in verdicts)

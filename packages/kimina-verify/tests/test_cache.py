@@ -14,6 +14,7 @@ import pytest
 from kimina_verify import VerdictKind
 from kimina_verify.cache import VerdictCache, cache_key
 from kimina_verify.client import Verifier
+from kimina_verify.options import VerifierOptions
 from kimina_verify.result import ServerResult
 
 StandIn = Any  # the `standin` fixture of conftest.py
@@ -25,7 +26,8 @@ def proof(name: str, *directives: str) -> str:
 
 
 def fast(url: str, cache: Path, **options: Any) -> Verifier:
-    return Verifier(url, cache=cache, backoff_s=0.01, max_backoff_s=0.02, retries=1, **options)
+    flat = {"backoff_s": 0.01, "max_backoff_s": 0.02, "retries": 1, **options}
+    return Verifier(VerifierOptions.from_flat(url=url, cache=str(cache), **flat))
 
 
 async def test_hits_across_verifier_instances(standin: StandIn, tmp_path: Path) -> None:

@@ -8,7 +8,18 @@ import time
 from typing import Any
 
 import pytest
-from kimina_verify import VerdictKind, Verifier, VerifyItem, render_feedback, verify_sync
+from kimina_verify import (
+    Checks,
+    Endpoint,
+    Retries,
+    Timeouts,
+    VerdictKind,
+    Verifier,
+    VerifierOptions,
+    VerifyItem,
+    render_feedback,
+    verify_sync,
+)
 
 StandIn = Any  # the `standin` fixture of conftest.py
 
@@ -21,7 +32,8 @@ def proof(name: str, *directives: str) -> str:
 
 
 def fast(url: str, **options: Any) -> Verifier:
-    return Verifier(url, backoff_s=0.01, max_backoff_s=0.05, **options)
+    # The tests name single options; `from_flat` groups them.
+    return Verifier(VerifierOptions.from_flat(url=url, backoff_s=0.01, max_backoff_s=0.05, **options))
 
 
 async def test_verdicts_come_back_in_input_order(standin: StandIn) -> None:
@@ -205,16 +217,34 @@ async def test_progress_is_reported(standin: StandIn) -> None:
 
 
 def test_verify_sync(standin: StandIn) -> None:
-    verdicts = verify_sync([proof("a"), proof("b", "error e")], url=standin.url)
+    verdicts = verify_sync([proof("a"), proof("b", "error e")], VerifierOptions(Endpoint(standin.url)))
     assert [v.kind for v in verdicts] == [VerdictKind.VALID, VerdictKind.LEAN_ERROR]
 
 
 async def test_verify_sync_inside_a_running_loop(standin: StandIn) -> None:
-    assert verify_sync([proof("a")], url=standin.url)[0].ok
+    assert verify_sync([proof("a")], VerifierOptions(Endpoint(standin.url)))[0].ok
+
+
+def test_verify_sync_flat_keywords_still_work_deprecated(standin: StandIn) -> None:
+    with pytest.warns(DeprecationWarning, match="VerifierOptions"):
+        assert verify_sync([proof("a")], url=standin.url, timeout=30)[0].ok
+
+
+def test_flat_keywords_are_deprecated_and_mapped() -> None:
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        verifier = Verifier("http://127.0.0.1:1", timeout=5, batch_size=3, retries=0, infotree="original")
+    assert verifier.options.timeouts.lean_s == 5 and verifier.options.limits.batch_size == 3
+    assert verifier.options.retries.count == 0 and verifier.options.checks.infotree == "original"
+    assert verifier.url == "http://127.0.0.1:1"
+
+
+def test_unknown_flat_keyword_is_rejected_with_a_suggestion() -> None:
+    with pytest.raises(TypeError, match="did you mean batch_size"), pytest.warns(DeprecationWarning):
+        Verifier("http://127.0.0.1:1", batch_sise=3)
 
 
 def test_invalid_options() -> None:
-    with pytest.raises(ValueError, match="batch_size"):
+    with pytest.raises(ValueError, match="batch_size"), pytest.warns(DeprecationWarning):
         Verifier("http://127.0.0.1:1", batch_size=0)
 
 
@@ -234,14 +264,14 @@ async def test_verifier_against_our_server(sim_url: str) -> None:
         "import Mathlib\n\ntheorem b : 1 + 1 = 2 := by\n  -- sim: error linarith failed\n  norm_num\n",
         "import Mathlib\n\ntheorem c : 1 = 2 := by\n  sorry\n",
     ]
-    async with Verifier(sim_url, print_axioms=False) as verifier:
+    async with Verifier(VerifierOptions(Endpoint(sim_url), checks=Checks(print_axioms=False))) as verifier:
         verdicts = await verifier.verify(items)
     assert [v.kind for v in verdicts] == [VerdictKind.VALID, VerdictKind.LEAN_ERROR, VerdictKind.INTEGRITY]
     assert verdicts[1].errors[0].line == 4 and "linarith failed" in verdicts[1].detail
 
 
 async def test_axiom_check_against_our_server(sim_url: str) -> None:
-    async with Verifier(sim_url) as verifier:
+    async with Verifier(VerifierOptions(Endpoint(sim_url))) as verifier:
         (verdict,) = await verifier.verify(["import Mathlib\n\ntheorem a : 1 + 1 = 2 := by\n  norm_num\n"])
     assert verdict.kind is VerdictKind.VALID, verdict.detail
     assert verdict.axioms == ("propext", "Classical.choice", "Quot.sound")
@@ -251,7 +281,10 @@ async def test_axiom_check_against_our_server(sim_url: str) -> None:
 async def test_repl_crash_and_lean_timeout_on_our_server(sim_url: str) -> None:
     crash = "import Mathlib\n\ntheorem c : 1 + 1 = 2 := by\n  -- sim: crash\n  norm_num\n"
     slow = "import Mathlib\n\ntheorem s : 1 + 1 = 2 := by\n  -- sim: sleep 5\n  norm_num\n"
-    async with Verifier(sim_url, print_axioms=False, timeout=1, retries=1, backoff_s=0.01) as verifier:
+    options = VerifierOptions(
+        Endpoint(sim_url), Timeouts(lean_s=1), Retries(count=1, backoff_s=0.01), checks=Checks(print_axioms=False)
+    )
+    async with Verifier(options) as verifier:
         crashed, timed_out = await verifier.verify([crash, slow])
     # It crashes a fresh REPL too: the snippet's own failure, never `infra` (which a caller would retry for ever).
     assert crashed.kind is VerdictKind.LEAN_ERROR and "crash" in crashed.detail.lower()

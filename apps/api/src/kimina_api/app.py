@@ -12,7 +12,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from kimina_eval.engines import Engine
 from kimina_verify import Verifier
-from kimina_verify.attempts import CLIENT_RETRIES, RetryPolicy
 from kimina_verify.server.guard import HeadAsGet, RequestGuard
 
 from kimina_api import __version__, playground
@@ -86,11 +85,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     else:
         engine = EngineRunner.load(settings)
     verifier = None
-    if settings.verifier_url:
-        api_key = settings.verifier_api_key.get_secret_value() if settings.verifier_api_key else None
-        # The client does not retry: the prover's RetryPolicy is the one retry layer (kimina_verify.attempts).
-        options = {"timeout": settings.lean_timeout_s, "retries": CLIENT_RETRIES}
-        verifier = Verifier(settings.verifier_url, api_key, **(options | settings.verifier_options))
+    if settings.verifier.endpoint.url:
+        # Passed whole; its retries.count is CLIENT_RETRIES (0): the prover's RetryPolicy is the one retry layer.
+        verifier = Verifier(settings.verifier)
     metrics: Metrics = app.state.metrics
     limiter = Limiter(settings.max_concurrency, settings.max_queue)
     metrics.in_flight.set_function(lambda: limiter.active)
@@ -101,7 +98,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         template=settings.prompt_template,
         verify_timeout_s=settings.verify_timeout_s,
         metrics=metrics,
-        retry=RetryPolicy(rounds=settings.verifier_retries, first_delay_s=1.0),
+        retry=settings.retry,
     )
     app.state.service = ProveService(settings=settings, prover=prover, limiter=limiter, metrics=metrics)
     logger.info(
@@ -110,7 +107,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
             "engine": settings.engine,
             "model": engine.name,
             "engine_ready": engine.ready,
-            "verifier": settings.verifier_url,
+            "verifier": settings.verifier.endpoint.url,
         },
     )
     try:

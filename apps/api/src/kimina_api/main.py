@@ -38,7 +38,6 @@ _SETTING_FLAGS = {
     "engine": "engine",
     "model": "model",
     "engine_url": "engine_url",
-    "verifier_url": "verifier_url",
     "max_concurrency": "max_concurrency",
     "max_queue": "max_queue",
     "request_timeout": "request_timeout_s",
@@ -81,6 +80,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
     overrides: dict[str, Any] = {
         field: getattr(args, flag) for flag, field in _SETTING_FLAGS.items() if getattr(args, flag) is not None
     }
+    if args.verifier_url is not None:  # merged into the environment's `verifier` settings, not replacing them
+        overrides["verifier"] = {"endpoint": {"url": args.verifier_url}}
     if args.no_playground:
         overrides["playground"] = False
     return Settings(**overrides)

@@ -119,7 +119,7 @@ async def health(service: Service) -> JSONResponse:
                 lean = service.learn_lean(await verifier.health())
             verifier_health = VerifierHealth(
                 ok=True,
-                detail=f"{service.settings.verifier_url}: {lean.describe()}",
+                detail=f"{service.settings.verifier.endpoint.url}: {lean.describe()}",
                 lean_env=lean.lean_env,
                 stand_in=lean.stand_in,
             )

@@ -19,7 +19,7 @@ _HEADER = """\
 # change anywhere in that chain shows up here in review. A test fails while this file is stale.
 # A record, not a launch file: every value derived from another is written out, so a run started from this file
 # (main_ppo --config-path ...) ignores an override of the key it came from: data.max_response_length=N would leave
-# actor_rollout_ref.rollout.response_length and actor.loss_scale_factor as they are here, and kimina_rl.verifier.url
+# actor_rollout_ref.rollout.response_length and actor.loss_scale_factor as they are here, and kimina_rl.verifier.endpoint.url
 # would not reach reward.custom_reward_function.reward_kwargs. Launch with `uv run apps/train --recipe {name}
 # [overrides]`, which resolves overrides before writing the run folder's verl_config.yaml.
 """

@@ -143,7 +143,7 @@ def _verifier_for(recipe: Recipe) -> Iterator[tuple[Recipe, VerifierProcess | No
             console.print(Panel(SIMULATED_WARNING, title="SIMULATED LEAN", style="bold yellow"))
         else:
             console.print(f"verifier: kimina-verify serve on a real Lean workspace at {server.url}")
-        yield with_values(recipe, {"kimina_rl.verifier.url": server.url}), server
+        yield with_values(recipe, {"kimina_rl.verifier.endpoint.url": server.url}), server
 
 
 def _maintenance(args: Args) -> int:

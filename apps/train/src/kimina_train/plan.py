@@ -36,7 +36,9 @@ class Plan:
 def _verifier(cfg: Any, recipe: Recipe) -> str:
     if recipe.settings.verifier.start:
         return "a kimina-verify serve started for the run ($KIMINA_LEAN_WORKSPACE, else lean-repl-sim: no real proofs)"
-    return str(cfg.kimina_rl.verifier.url or "kimina-verify's default URL ($LEAN_SERVER_API_URL, then localhost:8000)")
+    return str(
+        cfg.kimina_rl.verifier.endpoint.url or "kimina-verify's default URL ($LEAN_SERVER_API_URL, then localhost:8000)"
+    )
 
 
 def _summary(recipe: Recipe, *, ray_address: str | None) -> list[tuple[str, str]]:

@@ -44,7 +44,7 @@ def launch_config(recipe: Recipe, run: RunFolder) -> DictConfig:
 
     cfg = recipe.config
     # The server the preflight checked: Ray workers on other nodes may not share our environment.
-    pinned: dict[str, Any] = {"kimina_rl.verifier.url": effective_url(cfg.kimina_rl.verifier.url)}
+    pinned: dict[str, Any] = {"kimina_rl.verifier.endpoint.url": effective_url(cfg.kimina_rl.verifier.endpoint.url)}
     for key in ("data.train_files", "data.val_files", *_PATH_KEYS):
         value = OmegaConf.select(cfg, key)
         if value is not None:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
+from kimina_verify.config import ConfigError, parse_config
+from kimina_verify.config import closest as closest
+from kimina_verify.config import suggest as suggest
 
 
-class SettingsError(ValueError):
+class SettingsError(ConfigError):
     """The recipe's `kimina:` section is malformed; the message names the key."""
 
 
@@ -139,71 +139,14 @@ class TrainSettings:
     cpu: CpuSpec | None = None
 
 
-def _build[T: DataclassInstance](cls: type[T], raw: Any, where: str) -> T:
-    if raw is None:
-        return cls()
-    if not isinstance(raw, dict):
-        raise SettingsError(f"{where} must be a mapping, got {type(raw).__name__}")
-    _reject_unknown(raw, {f.name for f in fields(cls)}, where)
-    try:
-        return cls(**raw)
-    except TypeError as exc:  # a required key is missing
-        raise SettingsError(f"{where}: {exc}") from None
-
-
-def closest(name: str, known: Any) -> str | None:
-    """The known name closest to a misspelt one, if any is close."""
-    close = difflib.get_close_matches(name, [str(k) for k in known], n=1, cutoff=0.6)
-    return close[0] if close else None
-
-
-def suggest(name: str, known: Any) -> str:
-    """`; did you mean X?` for the known name closest to a misspelt one, or an empty string."""
-    match = closest(name, known)
-    return f"; did you mean {match}?" if match else ""
-
-
-def _reject_unknown(raw: dict[str, Any], known: set[str], where: str) -> None:
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise SettingsError(
-            f"unknown key(s) in {where}: {', '.join(unknown)} (known: {', '.join(sorted(known))})"
-            + suggest(unknown[0], known)
-        )
-
-
 def parse_settings(raw: dict[str, Any]) -> TrainSettings:
-    """Build `TrainSettings` from a recipe's resolved `kimina:` mapping, rejecting unknown keys.
+    """Build `TrainSettings` from a recipe's resolved `kimina:` mapping, with kimina-verify's config loader.
 
     Args:
         raw: The `kimina:` section as plain Python data.
 
     Raises:
-        SettingsError: On an unknown key or a value of the wrong shape.
+        SettingsError: One line naming the key: an unknown one (with the closest known key), a missing one, or a
+            value of the wrong type.
     """
-    raw = dict(raw)
-    data = raw.pop("data", None) or {}
-    if not isinstance(data, dict):
-        raise SettingsError("kimina.data must be a mapping with `promptset` and/or `minif2f`")
-    minif2f = data.pop("minif2f", None)
-    promptset = data.pop("promptset", None)
-    reference_rows = data.pop("reference_rows", None)
-    _reject_unknown(data, {"minif2f", "promptset", "reference_rows"}, "kimina.data")
-    if promptset is not None and not isinstance(promptset, dict):
-        raise SettingsError("kimina.data.promptset must be a mapping of kimina-data BuildConfig fields")
-    cpu = raw.pop("cpu", None)
-    nested: dict[str, Any] = {
-        "hardware": _build(HardwareSpec, raw.pop("hardware", None), "kimina.hardware"),
-        "verifier": _build(VerifierSpec, raw.pop("verifier", None), "kimina.verifier"),
-        "cpu": None if cpu is None else _build(CpuSpec, cpu, "kimina.cpu"),
-        "data": DataSpec(
-            promptset=promptset,
-            minif2f=None if minif2f is None else _build(MiniF2FSpec, minif2f, "kimina.data.minif2f"),
-            reference_rows=(
-                None
-                if reference_rows is None
-                else _build(ReferenceRowsSpec, reference_rows, "kimina.data.reference_rows")
-            ),
-        ),
-    }
-    return _build(TrainSettings, {**raw, **nested}, "kimina")
+    return parse_config(TrainSettings, raw, where="kimina", error=SettingsError)

@@ -125,7 +125,7 @@ class TTRLTrainer:
             f"trainer.total_epochs={math.ceil(self.steps / batches_per_epoch)}",
         ]
         if self.lean_url:
-            overrides.append(f"kimina_rl.verifier.url={_hydra_value(self.lean_url)}")
+            overrides.append(f"kimina_rl.verifier.endpoint.url={_hydra_value(self.lean_url)}")
         gpus = _visible_gpus()
         if gpus and not any(o.startswith("trainer.n_gpus_per_node=") for o in self.overrides):
             overrides.append(f"trainer.n_gpus_per_node={gpus}")

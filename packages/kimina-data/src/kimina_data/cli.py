@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kimina_format.exit_codes import ExitCode
+from kimina_verify.config import field_help
 from kimina_verify.errors import VerifierUnavailable
 from rich.console import Console
 from rich.logging import RichHandler
@@ -26,6 +27,7 @@ from kimina_data.pipeline import BuildError, build_promptset
 from kimina_data.report import BuildReport, DecontaminationStats
 from kimina_data.sources import SourceError
 from kimina_data.variants import GeminiError, MissingApiKeyError
+from kimina_data.variants.gemini import GeminiSettings
 
 # The workspace convention (kimina_format.exit_codes).
 EXIT_FAILED, EXIT_USAGE, EXIT_UNAVAILABLE, EXIT_INTERRUPTED = (
@@ -101,10 +103,10 @@ def _parser() -> argparse.ArgumentParser:
         "--variants",
         type=int,
         metavar="N",
-        help="Gemini variants per problem; needs GEMINI_API_KEY (default 0: no variants)",
+        help=field_help(BuildConfig, "variants"),
     )
     build.add_argument("--no-variants", action="store_true", help="skip the Gemini variants step (the default)")
-    build.add_argument("--max-win-rate", type=float, metavar="X", help="drop problems solved more often (default 0.5)")
+    build.add_argument("--max-win-rate", type=float, metavar="X", help=field_help(BuildConfig, "max_win_rate"))
     build.add_argument(
         "--drop-missing-win-rate", action="store_true", help="drop problems without a win rate (default: keep)"
     )
@@ -120,15 +122,15 @@ def _parser() -> argparse.ArgumentParser:
     decontaminate.add_argument(
         "--no-decontaminate", action="store_true", help="keep rows that copy an evaluation problem"
     )
-    build.add_argument("--max-calls", type=int, metavar="N", help="most Gemini calls this run (default 1000)")
-    build.add_argument("--gemini-model", metavar="NAME", help="Gemini model (default gemini-2.5-flash)")
+    build.add_argument("--max-calls", type=int, metavar="N", help=field_help(BuildConfig, "max_calls"))
+    build.add_argument("--gemini-model", metavar="NAME", help=field_help(GeminiSettings, "model"))
     build.add_argument(
         "--verify-url",
         metavar="URL",
         help="kimina-verify server for the variants' statement check (default $LEAN_SERVER_API_URL)",
     )
-    build.add_argument("--val-fraction", type=float, metavar="F", help="share of problems held out (default 0.02)")
-    build.add_argument("--seed", type=int, help="seed of the train/validation split (default 0)")
+    build.add_argument("--val-fraction", type=float, metavar="F", help=field_help(BuildConfig, "val_fraction"))
+    build.add_argument("--seed", type=int, help=field_help(BuildConfig, "seed"))
 
     minif2f = commands.add_parser(
         "minif2f",

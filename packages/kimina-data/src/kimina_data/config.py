@@ -5,11 +5,13 @@ The YAML keys are the CLI's long options with `_` for `-`, so a recipe reads lik
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from kimina_verify.config import ConfigError as _LoaderError
+from kimina_verify.config import parse_config
 
 from kimina_data.sources import SourceSpec
 from kimina_data.statement import DEFAULT_HEADER
@@ -17,7 +19,7 @@ from kimina_data.steps.weighting import Weighting
 from kimina_data.variants.gemini import GeminiSettings
 
 
-class ConfigError(ValueError):
+class ConfigError(_LoaderError):
     """A configuration that cannot be used; the message names the key and what is wrong."""
 
 
@@ -84,6 +86,14 @@ class BuildConfig:
         for name, ok in checks.items():
             if not ok:
                 raise ConfigError(f"{name} = {getattr(self, name)!r} is out of range")
+        if self.decontaminate is not None and not all(self.decontaminate):
+            raise ConfigError('decontaminate: expected paths or hub ids (or "minif2f", or false), got an empty one')
+        for name in ("out", "variants_cache", "cache_dir"):  # `~` in a recipe means the user's home
+            path = getattr(self, name)
+            if path is not None:
+                if not str(path) or str(path) == ".":
+                    raise ConfigError(f"{name}: expected a path, got {str(path)!r}")
+                object.__setattr__(self, name, Path(path).expanduser())
 
     @property
     def cache_path(self) -> Path:
@@ -104,19 +114,19 @@ class BuildConfig:
         values = {str(k).replace("-", "_"): v for k, v in data.items()}
         if "source" in values:
             values["sources"] = values.pop("source")
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ConfigError(f"unknown data option(s) {unknown}; known: {sorted(known)}")
-        kwargs: dict[str, Any] = {}
-        for name, value in values.items():
-            try:
-                kwargs[name] = _CONVERTERS.get(name, _same)(value)
-            except (TypeError, ValueError) as e:
-                raise ConfigError(f"data option {name}: {e}") from None
-        if "out" not in kwargs:
+        if "out" not in values:
             raise ConfigError("no output folder: give `--out` (or `out:` in the config)")
-        return cls(**{"sources": (), **kwargs})
+        # The recipe's shorthands, spelled out before the shared loader reads the rest by the field types.
+        if "sources" in values:
+            try:
+                values["sources"] = _sources(values["sources"])
+            except (TypeError, ValueError) as e:
+                raise ConfigError(f"data.sources: {e}") from None
+        if "decontaminate" in values:
+            values["decontaminate"] = _references(values["decontaminate"])
+        if isinstance(values.get("gemini"), Mapping):
+            values["gemini"] = {str(k).replace("-", "_"): v for k, v in values["gemini"].items()}
+        return parse_config(cls, {"sources": (), **values}, where="data", error=ConfigError)
 
 
 def load_data_section(path: Path) -> dict[str, Any]:
@@ -141,84 +151,15 @@ def load_data_section(path: Path) -> dict[str, Any]:
     return section
 
 
-def _same(value: Any) -> Any:
-    return value
-
-
-def _typed(kind: type, name: str) -> Callable[[Any], Any]:
-    def convert(value: Any) -> Any:
-        # YAML reads `1` as int where a float is wanted; accept that, but never a bool for a number.
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            return float(value)
-        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-            raise TypeError(f"expected {name}, got {value!r}")
-        return value
-
-    return convert
-
-
-def _optional(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    return lambda value: None if value is None else convert(value)
-
-
 def _sources(value: Any) -> tuple[SourceSpec, ...]:
     items = value if isinstance(value, list | tuple) else [value]
     return tuple(item if isinstance(item, SourceSpec) else SourceSpec.parse(item) for item in items)
 
 
-def _path(value: Any) -> Path:
-    if not isinstance(value, str | Path) or not str(value):
-        raise TypeError(f"expected a path, got {value!r}")
-    return Path(value).expanduser()
-
-
-def _references(value: Any) -> tuple[str, ...] | None:
-    # `true` asks for the default (miniF2F when found), `false` or `[]` for none.
+def _references(value: Any) -> Any:
+    # `true` asks for the default (miniF2F when found), `false` for none; one path stands for a list of one.
     if value is None or value is True:
         return None
     if value is False:
         return ()
-    items = value if isinstance(value, list | tuple) else [value]
-    if not all(isinstance(item, str | Path) and str(item) for item in items):
-        raise TypeError(f'expected a list of paths or hub ids (or "minif2f", or false), got {value!r}')
-    return tuple(str(item) for item in items)
-
-
-def _gemini(value: Any) -> GeminiSettings:
-    if isinstance(value, GeminiSettings):
-        return value
-    if not isinstance(value, Mapping):
-        raise TypeError(f"expected a mapping of {[f.name for f in dataclasses.fields(GeminiSettings)]}")
-    return GeminiSettings(**{str(k).replace("-", "_"): v for k, v in value.items()})
-
-
-def _weighting(value: Any) -> Weighting:
-    if isinstance(value, Weighting):
-        return value
-    if not isinstance(value, Mapping) or set(value) - {"tiers", "default", "unknown"}:
-        raise TypeError("expected a mapping with `tiers` ([[max_win_rate, copies], ...]), `default`, `unknown`")
-    tiers = tuple((float(bound), int(copies)) for bound, copies in value.get("tiers", Weighting().tiers))
-    return Weighting(tiers, int(value.get("default", 1)), int(value.get("unknown", 1)))
-
-
-_CONVERTERS: dict[str, Callable[[Any], Any]] = {
-    "sources": _sources,
-    "out": _path,
-    "max_win_rate": _typed(float, "a number"),
-    "keep_missing_win_rate": _typed(bool, "true or false"),
-    "decontaminate": _references,
-    "dedup": _typed(bool, "true or false"),
-    "variants": _typed(int, "an integer"),
-    "max_calls": _typed(int, "an integer"),
-    "concurrency": _typed(int, "an integer"),
-    "variants_cache": _optional(_path),
-    "gemini": _gemini,
-    "verify_url": _optional(_typed(str, "a URL")),
-    "verify_api_key": _optional(_typed(str, "a string")),
-    "weighting": _weighting,
-    "val_fraction": _typed(float, "a number"),
-    "seed": _typed(int, "an integer"),
-    "default_header": _typed(str, "a string"),
-    "rectified": _typed(bool, "true or false"),
-    "cache_dir": _optional(_path),
-}
+    return [value] if isinstance(value, str | Path) else value

@@ -110,9 +110,10 @@ def statement_check_from_url(
 
 async def _check(url: str, api_key: str | None, snippets: list[str], timeout: float, retries: int) -> list[str]:
     import httpx
-    from kimina_verify import Verifier, VerifyItem
+    from kimina_verify import Endpoint, Retries, Timeouts, Verifier, VerifierOptions, VerifyItem
 
-    async with Verifier(url, api_key, timeout=timeout, retries=retries, backoff_s=2.0) as verifier:
+    options = VerifierOptions(Endpoint(url, api_key), Timeouts(lean_s=timeout), Retries(count=retries, backoff_s=2.0))
+    async with Verifier(options) as verifier:
         try:
             await verifier.health()
         except httpx.HTTPError as e:

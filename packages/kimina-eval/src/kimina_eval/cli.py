@@ -11,13 +11,15 @@ import argparse
 import json
 import logging
 import math
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Self
 
 from kimina_format.exit_codes import ExitCode
+from kimina_verify import Endpoint, Retries, Timeouts, VerifierOptions
+from kimina_verify.attempts import CLIENT_RETRIES
+from kimina_verify.config import field_default, field_help
 from kimina_verify.errors import VerifierUnavailable
 from rich.console import Console
 from rich.logging import RichHandler
@@ -26,7 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kimina_eval.config import ConfigError, RunConfig
-from kimina_eval.dataset import SPLITS, DatasetError
+from kimina_eval.dataset import DatasetError
 from kimina_eval.engines.base import ENGINES, Engine, EngineError, SamplingParams, check_model, make_engine
 from kimina_eval.metrics import default_ks
 from kimina_eval.report import render_markdown, write_report
@@ -74,9 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
         "each failure one fix turn, and append every graded attempt to OUT/samples.jsonl. Rerunning the same "
         "command resumes; a larger --n or --limit adds samples. Writes OUT/report.md at the end.",
     )
-    _add_model_arguments(run, n=32, n_help="samples per problem (default: 32)")
-    run.add_argument("--fix-turns", type=int, choices=(0, 1), default=0, help="error-fix turns per failed attempt")
-    run.add_argument("--batch-problems", type=int, default=8, help="problems generated together (default: 8)")
+    _add_model_arguments(run, n=field_default(RunConfig, "n"), n_help=field_help(RunConfig, "n"))
+    fix_turns = field_default(RunConfig, "fix_turns")
+    run.add_argument(
+        "--fix-turns", type=int, choices=(0, 1), default=fix_turns, help=field_help(RunConfig, "fix_turns")
+    )
+    batch = field_default(RunOptions, "batch_problems")
+    run.add_argument("--batch-problems", type=int, default=batch, help=field_help(RunOptions, "batch_problems"))
 
     search = commands.add_parser(
         "search",
@@ -87,36 +93,27 @@ def build_parser() -> argparse.ArgumentParser:
         "when a budget runs out. Every step goes to OUT/search.jsonl; round 1 also to OUT/samples.jsonl (a plain "
         "pass@N run). Rerunning the same command resumes; larger budgets continue unsolved problems.",
     )
+    # The search's own default n (8 attempts per round), not the run's.
     _add_model_arguments(
         search, n=8, n_help="attempts on the theorem per round; round 1 is a plain pass@N evaluation (default: 8)"
     )
-    given = SearchConfig()
-    search.add_argument("--rounds", type=int, default=given.rounds, help="rounds of attempts (default: %(default)s)")
+    # Flag -> SearchConfig field; help and default read from the dataclass.
+    for flag, name in [
+        ("--rounds", "rounds"),
+        ("--sample-budget", "sample_budget"),
+        ("--time-budget", "time_budget_s"),
+        ("--proposals", "proposals_per_round"),
+        ("--max-new-lemmas", "max_new_lemmas"),
+        ("--negation-samples", "negation_samples"),
+        ("--lemma-samples", "lemma_samples"),
+        ("--lemma-rounds", "lemma_rounds"),
+    ]:
+        default = field_default(SearchConfig, name)
+        search.add_argument(flag, type=type(default), default=default, help=field_help(SearchConfig, name))
+    concurrency = field_default(SearchOptions, "concurrent_problems")
     search.add_argument(
-        "--sample-budget", type=int, default=given.sample_budget, help="completions per problem (default: %(default)s)"
+        "--concurrency", type=int, default=concurrency, help=field_help(SearchOptions, "concurrent_problems")
     )
-    search.add_argument(
-        "--time-budget", type=float, default=given.time_budget_s, help="seconds per problem (default: %(default)s)"
-    )
-    search.add_argument(
-        "--proposals", type=int, default=given.proposals_per_round, help="lemma proposals per round (%(default)s)"
-    )
-    search.add_argument(
-        "--max-new-lemmas", type=int, default=given.max_new_lemmas, help="new lemmas kept per round (%(default)s)"
-    )
-    search.add_argument(
-        "--negation-samples",
-        type=int,
-        default=given.negation_samples,
-        help="attempts at each lemma's negation; 0 turns the filter off (%(default)s)",
-    )
-    search.add_argument(
-        "--lemma-samples", type=int, default=given.lemma_samples, help="attempts per open lemma per round (%(default)s)"
-    )
-    search.add_argument(
-        "--lemma-rounds", type=int, default=given.lemma_rounds, help="rounds a lemma is tried (%(default)s)"
-    )
-    search.add_argument("--concurrency", type=int, default=4, help="problems searched at once (default: 4)")
     search.add_argument(
         "--ttrl",
         metavar="MODULE:FACTORY",
@@ -160,15 +157,16 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_model_arguments(parser: argparse.ArgumentParser, *, n: int, n_help: str) -> None:
     """The arguments `run` and `search` share: model, data, prompt, sampling and verification server."""
     parser.add_argument("--model", required=True, help="model directory or hub name; server URL for --engine openai")
-    parser.add_argument("--engine", choices=sorted(ENGINES), default="transformers", help="sampling engine")
+    engine = field_default(RunConfig, "engine")
+    parser.add_argument("--engine", choices=sorted(ENGINES), default=engine, help=field_help(RunConfig, "engine"))
     parser.add_argument("--out", required=True, type=Path, help="run directory (created; resumed if it exists)")
-    parser.add_argument("--dataset", default="minif2f", help="'minif2f' (the bundled file) or a miniF2F-style JSONL")
-    parser.add_argument("--split", default="test", help=f"one of {', '.join(SPLITS)} (default: test)")
+    dataset, split = field_default(RunConfig, "dataset"), field_default(RunConfig, "split")
+    parser.add_argument("--dataset", default=dataset, help=field_help(RunConfig, "dataset"))
+    parser.add_argument("--split", default=split, help=field_help(RunConfig, "split"))
     parser.add_argument("--n", type=int, default=n, help=n_help)
     parser.add_argument("--limit", type=int, help="only the first LIMIT problems")
-    parser.add_argument(
-        "--template", default="rl", help="prompt template: rl (training prompt) or distill (model card)"
-    )
+    template = field_default(RunConfig, "template")
+    parser.add_argument("--template", default=template, help=field_help(RunConfig, "template"))
     parser.add_argument(
         "--statements",
         choices=("corrected", "original"),
@@ -178,12 +176,11 @@ def _add_model_arguments(parser: argparse.ArgumentParser, *, n: int, n_help: str
     )
     # Kept so that older command lines still work: corrected statements are the default now.
     parser.add_argument("--rectified", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--name", default="", help="label of the run in reports (default: the model's name)")
-    defaults = SamplingParams()
-    parser.add_argument("--temperature", type=float, default=defaults.temperature, help="default: %(default)s")
-    parser.add_argument("--top-p", type=float, default=defaults.top_p, help="default: %(default)s")
-    parser.add_argument("--max-tokens", type=int, default=defaults.max_tokens, help="default: %(default)s")
-    parser.add_argument("--seed", type=int, help="sampling seed (default: fresh randomness)")
+    parser.add_argument("--name", default="", help=field_help(RunConfig, "name", default="the model's name"))
+    for flag, name in [("--temperature", "temperature"), ("--top-p", "top_p"), ("--max-tokens", "max_tokens")]:
+        default = field_default(SamplingParams, name)
+        parser.add_argument(flag, type=type(default), default=default, help=field_help(SamplingParams, name))
+    parser.add_argument("--seed", type=int, help=field_help(SamplingParams, "seed"))
     parser.add_argument(
         "--engine-option",
         action="append",
@@ -191,12 +188,12 @@ def _add_model_arguments(parser: argparse.ArgumentParser, *, n: int, n_help: str
         metavar="KEY=VALUE",
         help="engine setting, repeatable: device=cuda, batch_size=16, tensor_parallel_size=2, served_model=NAME...",
     )
-    parser.add_argument(
-        "--lean-url", help="verification server (default: $LEAN_SERVER_API_URL, else http://localhost:8000)"
-    )
-    parser.add_argument("--lean-api-key", help="verification server API key (default: $LEAN_SERVER_API_KEY)")
-    parser.add_argument("--lean-timeout", type=float, default=60.0, help="Lean time limit per proof, seconds")
-    parser.add_argument("--verdict-cache", type=Path, help="SQLite verdict cache shared across runs")
+    # The verifier's flags fill one `kimina_verify.VerifierOptions` (see `_verifier_options`).
+    parser.add_argument("--lean-url", help=field_help(Endpoint, "url"))
+    parser.add_argument("--lean-api-key", help=field_help(Endpoint, "api_key"))
+    timeout = field_default(Timeouts, "lean_s")
+    parser.add_argument("--lean-timeout", type=float, default=timeout, help=field_help(Timeouts, "lean_s"))
+    parser.add_argument("--verdict-cache", type=Path, help=field_help(VerifierOptions, "cache"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -221,9 +218,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _lean_url(args: argparse.Namespace) -> str:
     """The verification server: --lean-url, else $LEAN_SERVER_API_URL, else kimina-client's default."""
-    from kimina_verify.client import DEFAULT_URL
+    return Endpoint(args.lean_url).resolved_url()
 
-    return str(args.lean_url or os.environ.get("LEAN_SERVER_API_URL") or DEFAULT_URL)
+
+def _verifier_options(args: argparse.Namespace) -> VerifierOptions:
+    """The one `VerifierOptions` the `--lean-*` and `--verdict-cache` flags select."""
+    cache = str(args.verdict_cache) if args.verdict_cache is not None else None
+    # No client retries: the runner's RetryPolicy rounds are the one retry layer (kimina_verify.attempts).
+    return VerifierOptions(
+        Endpoint(args.lean_url, args.lean_api_key),
+        Timeouts(lean_s=args.lean_timeout),
+        Retries(count=CLIENT_RETRIES),
+        cache=cache,
+    )
 
 
 def _no_server(error: VerifierUnavailable) -> CliError:
@@ -248,7 +255,6 @@ def _run_config(args: argparse.Namespace, fix_turns: int) -> RunConfig:
 
 
 def _run(args: argparse.Namespace) -> None:
-    url = _lean_url(args)
     try:
         config = _run_config(args, args.fix_turns)
         options = dict(_engine_option(item) for item in args.engine_option)
@@ -263,12 +269,9 @@ def _run(args: argparse.Namespace) -> None:
                 config,
                 load,
                 args.out,
-                url=url,
-                api_key=args.lean_api_key,
+                verifier=_verifier_options(args),
                 options=RunOptions(batch_problems=args.batch_problems),
                 progress=progress,
-                timeout=args.lean_timeout,
-                cache=args.verdict_cache,
             )
     except VerifierUnavailable as error:
         raise _no_server(error) from None
@@ -329,12 +332,9 @@ def _search(args: argparse.Namespace) -> None:
                 search,
                 load,
                 args.out,
-                url=url,
-                api_key=args.lean_api_key,
+                verifier=_verifier_options(args),
                 options=options,
                 progress=progress,
-                timeout=args.lean_timeout,
-                cache=args.verdict_cache,
             )
     except VerifierUnavailable as error:
         raise _no_server(error) from None

@@ -5,12 +5,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kimina_data.config import ConfigError as ConfigError  # re-exported: one error class for configurations
 from kimina_format.prompts import PROMPT_TEMPLATES
+from kimina_verify.config import parse_config
 
 from kimina_eval.engines.base import SamplingParams
 
@@ -73,12 +75,13 @@ class RunConfig:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
-        """Rebuild settings saved by `to_dict`; unknown keys are ignored."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in names}
-        values["sampling"] = SamplingParams(**values.get("sampling", {}))
-        return cls(**values)
+    def from_dict(cls, data: Mapping[str, Any]) -> RunConfig:
+        """Rebuild settings saved by `to_dict` (or written by hand), with the workspace's one config loader.
+
+        Raises:
+            ConfigError: An unknown key (with the closest known one), a missing `model`, a value of the wrong type.
+        """
+        return parse_config(cls, data, where="run", error=ConfigError)
 
 
 def load_config(directory: str | os.PathLike[str]) -> RunConfig | None:

@@ -20,12 +20,12 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 from kimina_data.prover_prompt import prover_messages
 from kimina_format import FormatVerdict, check_format
 from kimina_format.prompts import TemplateName
-from kimina_verify import Verdict, Verifier, VerifyItem
+from kimina_verify import Retries, Verdict, Verifier, VerifierOptions, VerifyItem
 from kimina_verify.attempts import (
     CLIENT_RETRIES,
     RetryPolicy,
@@ -46,6 +46,9 @@ from kimina_eval.store import NO_PROOF, SampleRecord, SampleWriter, latest, load
 
 logger = logging.getLogger(__name__)
 
+EVAL_VERIFIER_DEFAULTS = VerifierOptions(retries=Retries(count=CLIENT_RETRIES))
+"""The client's options when none are given: kimina-verify's defaults without client retries (the protocol's)."""
+
 
 VerificationUnavailable = VerifierUnavailable
 """Deprecated alias of `kimina_verify.VerifierUnavailable` (the same class), kept for kimina-eval 0.5 callers."""
@@ -60,23 +63,31 @@ class Connection:
 
 
 @asynccontextmanager
-async def connected_verifier(url: str | None, api_key: str | None, **options: Any) -> AsyncIterator[Connection]:
-    """Open a `kimina_verify.Verifier`, check that its server answers, and say which Lean it runs.
+async def connected_verifier(options: VerifierOptions | None = None) -> AsyncIterator[Connection]:
+    """Open a `kimina_verify.Verifier` with `options`, check that its server answers, and say which Lean it runs.
 
-    The URL and key default to ``$LEAN_SERVER_API_URL`` (else ``http://localhost:8000``) and ``$LEAN_SERVER_API_KEY``,
-    as for kimina-client. A stand-in server (``lean-repl-sim``) is logged as a warning: its verdicts are not proofs.
-    The client does not retry (``retries`` defaults to `kimina_verify.attempts.CLIENT_RETRIES`): the runner's
-    `RetryPolicy` rounds are the one retry layer.
+    An unset URL and key default to ``$LEAN_SERVER_API_URL`` (else ``http://localhost:8000``) and
+    ``$LEAN_SERVER_API_KEY``, as for kimina-client. A stand-in server (``lean-repl-sim``) is logged as a warning: its
+    verdicts are not proofs. The client does not retry (``options.retries.count`` is
+    `kimina_verify.attempts.CLIENT_RETRIES`; None gives `EVAL_VERIFIER_DEFAULTS`): the runner's `RetryPolicy` rounds
+    are the one retry layer.
 
     Raises:
-        VerificationUnavailable: If the verification server does not answer ``/health``.
+        VerifierUnavailable: If the verification server does not answer ``/health``.
+        ValueError: If ``options.retries.count`` is not ``CLIENT_RETRIES`` (two retry layers).
     """
-    options.setdefault("retries", CLIENT_RETRIES)
-    async with Verifier(url, api_key, **options) as verifier:
+    options = EVAL_VERIFIER_DEFAULTS if options is None else options
+    if options.retries.count != CLIENT_RETRIES:
+        # Two layers would multiply (3 client retries x 5 rounds) and make an outage's wait hard to predict.
+        raise ValueError(
+            f"verifier.retries.count must be {CLIENT_RETRIES} (kimina_verify.attempts.CLIENT_RETRIES): the runner's "
+            "RetryPolicy rounds are the one retry layer"
+        )
+    async with Verifier(options) as verifier:
         try:
             health = await verifier.health()
         except Exception as error:
-            raise VerificationUnavailable(f"no verification server at {verifier.url}: {error}") from error
+            raise VerifierUnavailable(f"no verification server at {verifier.url}: {error}") from error
         environment = LeanEnvironment.from_health(health)
         if environment.stand_in:
             logger.warning("verification server %s runs %s", verifier.url, environment.describe())
@@ -369,13 +380,11 @@ def run_eval(
     engine: Engine | EngineFactory,
     out_dir: str | os.PathLike[str],
     *,
-    url: str | None = None,
-    api_key: str | None = None,
+    verifier: VerifierOptions | None = None,
     options: RunOptions = RunOptions(),
     progress: ProgressSink | None = None,
-    **verifier_options: object,
 ) -> RunProgress:
-    """Run or resume an evaluation, verifying against the server at ``url`` (default ``$LEAN_SERVER_API_URL``).
+    """Run or resume an evaluation, verifying with ``verifier`` (default server ``$LEAN_SERVER_API_URL``).
 
     The server's health, the dataset and split, and the run folder's identity are checked first; an engine given as
     a factory (``lambda: make_engine(...)``) is built only then, so a mistake is reported before a model loads.
@@ -384,23 +393,21 @@ def run_eval(
         config: What to evaluate.
         engine: The sampling engine (see `kimina_eval.make_engine`), or a function that builds it.
         out_dir: Run directory; an existing run with the same settings is resumed.
-        url: Verification server URL.
-        api_key: Verification server API key.
+        verifier: The `kimina_verify.Verifier`'s options (server, Lean timeout, cache, ...), passed whole.
         options: Batching and retry behaviour.
         progress: Receives progress after every write.
-        **verifier_options: Passed to `kimina_verify.Verifier` (``timeout``, ``cache``, ``max_concurrency``...).
 
     Returns:
         The final progress.
 
     Raises:
-        VerificationUnavailable: If the verification server does not answer ``/health``.
+        VerifierUnavailable: If the verification server does not answer ``/health``.
         DatasetError: If the dataset or split cannot be used.
         ConfigError: If ``out_dir`` holds a run with different settings.
     """
 
     async def main() -> RunProgress:
-        async with connected_verifier(url, api_key, **verifier_options) as connection:
+        async with connected_verifier(verifier) as connection:
             runner = Runner(
                 config,
                 engine,

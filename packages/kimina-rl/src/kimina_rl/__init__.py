@@ -13,7 +13,7 @@ from kimina_rl.history import Outcome, WinRate, WinRateHistory, merge_win_rates,
 from kimina_rl.reward import compute_score
 from kimina_rl.scoring import REWARD_KEYS, Attempt, RewardProblem, reward_info
 from kimina_rl.service import Scorer, scorer_for
-from kimina_rl.settings import FixSettings, Settings, VerifierSettings
+from kimina_rl.settings import RL_VERIFIER_DEFAULTS, FixSettings, ScorerSettings, Settings
 from kimina_rl.trainer_config import (
     BASE_CONFIG_NAME,
     agent_loop_config_path,
@@ -53,8 +53,9 @@ __all__ = [
     "Outcome",
     "RewardProblem",
     "Scorer",
+    "RL_VERIFIER_DEFAULTS",
+    "ScorerSettings",
     "Settings",
-    "VerifierSettings",
     "WinRate",
     "WinRateHistory",
     "__version__",

@@ -11,7 +11,7 @@ from kimina_rl.settings import Settings
 
 __all__ = ["compute_score"]
 
-_SETTINGS_KEYS = ("verifier", "fix", "format", "history")
+_SETTINGS_KEYS = ("verifier", "scorer", "fix", "format", "history")
 # Keyword arguments verl itself may add (reward-model routing); they are not ours to read.
 _VERL_KEYS = frozenset({"reward_router_address", "reward_model_tokenizer"})
 
@@ -27,7 +27,7 @@ async def compute_score(
 
     verl's `naive` reward manager awaits this once per sample, many samples at a time; the calls of a worker process
     share one verification client and are batched together. A `sorry`, an integrity violation, a Lean error or a
-    timeout scores 0; a server that stays unreachable for `kimina_rl.verifier.infra_retry_s` raises instead. A
+    timeout scores 0; a server that stays unreachable for `kimina_rl.scorer.infra_retry_s` raises instead. A
     response holding text UTF-8 cannot encode (a lone surrogate), or code holding NUL or control characters, scores
     0 with verdict `integrity`, that sample alone.
 
@@ -49,7 +49,7 @@ async def compute_score(
         ValueError: The row has no formal statement, or the settings have an unknown key.
 
     Example:
-        >>> # await compute_score("numina", completion, stmt, {"formal_statement": stmt}, verifier={"url": url})
+        >>> # await compute_score("numina", completion, stmt, {"formal_statement": stmt}, verifier={"endpoint": {"url": url}})
     """
     ready = sealed_reward(extra_info)
     if ready is not None:  # the kimina_fix agent loop already scored this trajectory (and sealed it)

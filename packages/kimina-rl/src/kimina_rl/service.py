@@ -39,7 +39,7 @@ class Scorer:
 
     All concurrent calls in the process share one `kimina_verify.Verifier` (one HTTP pool, bounded concurrency)
     through a micro-batcher, so a burst of per-sample reward calls becomes a few batched requests. An `infra` verdict
-    (server down, 5xx, REPL crash) is retried with growing delays for `settings.verifier.infra_retry_s`; after that
+    (server down, 5xx, REPL crash) is retried with growing delays for `settings.scorer.infra_retry_s`; after that
     `kimina_verify.VerifierUnavailable` is raised. It is never scored 0.
 
     Args:
@@ -51,12 +51,13 @@ class Scorer:
         self.settings = settings
         self.format_config = settings.format_config()
         self._verifier = verifier if verifier is not None else _build_verifier(settings)
-        options = settings.verifier
+        scorer = settings.scorer
         self._verify_batcher: MicroBatcher[VerifyItem, Verdict] = MicroBatcher(
             self._verifier.verify,
-            max_batch_size=options.max_batch_size,
-            window_s=options.batch_window_ms / 1000,
-            max_concurrent=options.max_concurrent_requests,
+            max_batch_size=scorer.max_batch_size,
+            window_s=scorer.batch_window_ms / 1000,
+            # As many verification calls in flight as the client has requests: each call is one request or more.
+            max_concurrent=settings.verifier.limits.max_concurrency,
         )
         self._warned_at = float("-inf")
         self._history: WinRateHistory | None = None
@@ -99,7 +100,7 @@ class Scorer:
         return Attempt(text, verdict_format, verdict)
 
     async def _verify(self, item: VerifyItem) -> Verdict:
-        budget = self.settings.verifier.infra_retry_s
+        budget = self.settings.scorer.infra_retry_s
         started = time.monotonic()
         deadline = started + budget
         delay = _FIRST_BACKOFF_S
@@ -115,7 +116,7 @@ class Scorer:
             if time.monotonic() + delay > deadline:
                 raise VerifierUnavailable(
                     f"verification server {self._verifier.url} kept failing for {time.monotonic() - started:.0f} s "
-                    f"(retry budget kimina_rl.verifier.infra_retry_s={budget:g}); last error: {problem}"
+                    f"(retry budget kimina_rl.scorer.infra_retry_s={budget:g}); last error: {problem}"
                 )
             if time.monotonic() - self._warned_at >= _WARN_EVERY_S:
                 self._warned_at = time.monotonic()
@@ -151,20 +152,10 @@ class Scorer:
 
 def _build_verifier(settings: Settings) -> Verifier:
     from kimina_verify import Verifier
-    from kimina_verify.attempts import CLIENT_RETRIES
 
-    options = settings.verifier
-    # The attempt protocol's one retry layer is the caller's: here `_verify`'s time budget (infra_retry_s).
-    return Verifier(
-        options.url,
-        options.api_key,
-        retries=CLIENT_RETRIES,
-        timeout=options.timeout_s,
-        batch_size=options.request_size,
-        max_concurrency=options.max_concurrent_requests,
-        cache=options.cache,
-        infotree=options.infotree,
-    )
+    # `Settings` keeps the client's retries at the attempt protocol's `CLIENT_RETRIES` (0): the one retry layer is
+    # the caller's, here `_verify`'s time budget (infra_retry_s).
+    return Verifier(settings.verifier)
 
 
 _scorers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Scorer] = weakref.WeakKeyDictionary()

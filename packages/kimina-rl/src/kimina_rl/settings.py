@@ -3,42 +3,48 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from kimina_verify.attempts import FEEDBACK_MAX_CHARS, FEEDBACK_MAX_ERRORS
+from kimina_verify.attempts import CLIENT_RETRIES, FEEDBACK_MAX_CHARS, FEEDBACK_MAX_ERRORS
+from kimina_verify.config import ConfigError, parse_config, suggest
+from kimina_verify.options import Limits, Retries, VerifierOptions
+
+# kimina-rl's own defaults for the client; every other option keeps kimina-verify's default. No client retries (the
+# attempt protocol's `CLIENT_RETRIES`): the scorer owns the retry budget (`ScorerSettings.infra_retry_s`), so the two
+# layers do not multiply; 16 requests in flight per worker process.
+RL_VERIFIER_DEFAULTS = VerifierOptions(retries=Retries(count=CLIENT_RETRIES), limits=Limits(max_concurrency=16))
+
+# The flat keys of `kimina_rl.verifier` before 0.5, and where they live now (for the error message).
+_MOVED = {
+    "url": "kimina_rl.verifier.endpoint.url",
+    "api_key": "kimina_rl.verifier.endpoint.api_key",
+    "timeout_s": "kimina_rl.verifier.timeouts.lean_s",
+    "request_size": "kimina_rl.verifier.limits.batch_size",
+    "max_concurrent_requests": "kimina_rl.verifier.limits.max_concurrency",
+    "infotree": "kimina_rl.verifier.checks.infotree",
+    "batch_window_ms": "kimina_rl.scorer.batch_window_ms",
+    "max_batch_size": "kimina_rl.scorer.max_batch_size",
+    "infra_retry_s": "kimina_rl.scorer.infra_retry_s",
+}
 
 
 @dataclass(frozen=True)
-class VerifierSettings:
-    """How the reward talks to the verification server (through one `kimina_verify.Verifier` per process).
+class ScorerSettings:
+    """How one worker process gathers reward calls into verification calls, and how long it rides out an outage.
 
     Attributes:
-        url: Server base URL; None lets kimina-verify pick its default (`$LEAN_SERVER_API_URL`, then localhost).
-        api_key: Bearer key; None lets kimina-verify read `$LEAN_SERVER_API_KEY`.
-        timeout_s: Lean time limit per proof, in seconds.
         batch_window_ms: How long concurrent reward calls are gathered into one verification call.
         max_batch_size: Most proofs gathered into one verification call.
-        request_size: Proofs per HTTP request to the server.
-        max_concurrent_requests: HTTP requests in flight at once from one worker process.
         infra_retry_s: How long an unreachable or failing server is retried before the reward raises.
-        cache: Path of a SQLite verdict cache shared across runs; None for no cache.
-        infotree: Ask the server for an infotree (e.g. "original") so fix-turn feedback shows the goals.
     """
 
-    url: str | None = None
-    api_key: str | None = None
-    timeout_s: float = 60.0
     batch_window_ms: float = 5.0
     max_batch_size: int = 256
-    request_size: int = 8
-    max_concurrent_requests: int = 16
     infra_retry_s: float = 600.0
-    cache: str | None = None
-    infotree: str | None = None
 
     def __post_init__(self) -> None:
-        _require_positive(self, "timeout_s", "max_batch_size", "request_size", "max_concurrent_requests")
+        _require_positive(self, "max_batch_size")
         _require_non_negative(self, "batch_window_ms", "infra_retry_s")
 
 
@@ -72,37 +78,54 @@ class Settings:
     """Everything kimina-rl reads from the `kimina_rl` config section (also passed as the reward's kwargs).
 
     Attributes:
-        verifier: Verification server client settings.
+        verifier: The `kimina_verify.Verifier`'s options, passed whole (kimina-rl's defaults: `RL_VERIFIER_DEFAULTS`).
+        scorer: Micro-batching of reward calls and the outage budget.
         fix: Error-correction turn settings.
         format: Overrides of `kimina_format.FormatConfig` fields.
         history_path: SQLite file that records per-problem outcomes of training rollouts; None records nothing.
             `{host}` is replaced by the host name, so each node of a multi-node run writes its own local file.
     """
 
-    verifier: VerifierSettings = field(default_factory=VerifierSettings)
+    verifier: VerifierOptions = field(default_factory=lambda: RL_VERIFIER_DEFAULTS)
+    scorer: ScorerSettings = field(default_factory=ScorerSettings)
     fix: FixSettings = field(default_factory=FixSettings)
     format: Mapping[str, Any] = field(default_factory=dict)
     history_path: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.verifier.retries.count != CLIENT_RETRIES:
+            raise ConfigError(
+                "kimina_rl.verifier.retries.count must be 0: the scorer retries infrastructure failures itself for "
+                "kimina_rl.scorer.infra_retry_s, and two layers of retries would multiply"
+            )
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any] | None) -> Settings:
         """Build settings from a (possibly partial) mapping laid out like the `kimina_rl` config section.
 
         Args:
-            mapping: `{"verifier": {...}, "fix": {...}, "format": {...}, "history": {"path": ...}}`; an omegaconf
-                DictConfig works too. Absent keys keep their defaults; None means all defaults.
+            mapping: `{"verifier": {...}, "scorer": {...}, "fix": {...}, "format": {...}, "history": {"path": ...}}`;
+                an omegaconf DictConfig works too. Absent keys keep their defaults; None means all defaults.
 
         Raises:
-            ValueError: An unknown key or an out-of-range value, named in the message.
+            ValueError: An unknown key (with the closest known one, or where a key of 0.4 moved), a value of the
+                wrong type or out of range, named in the message.
         """
         data = _plain(mapping or {})
-        _reject_unknown(data, {"verifier", "fix", "format", "history"}, "kimina_rl")
+        _reject_unknown(data, {"verifier", "scorer", "fix", "format", "history"}, "kimina_rl")
         history = data.get("history") or {}
         _reject_unknown(history, {"path"}, "kimina_rl.history")
         path = history.get("path")
+        verifier = data.get("verifier") or {}
+        moved = [key for key in verifier if key in _MOVED]
+        if moved:
+            where = ", ".join(f"kimina_rl.verifier.{key} is now {_MOVED[key]}" for key in moved)
+            raise ValueError(f"{where} (kimina-rl 0.4 groups the verifier options)")
+        options = parse_config(VerifierOptions, verifier, where="kimina_rl.verifier", defaults=RL_VERIFIER_DEFAULTS)
         return cls(
-            verifier=_build(VerifierSettings, data.get("verifier"), "kimina_rl.verifier"),
-            fix=_build(FixSettings, data.get("fix"), "kimina_rl.fix"),
+            verifier=options,
+            scorer=parse_config(ScorerSettings, data.get("scorer"), where="kimina_rl.scorer"),
+            fix=parse_config(FixSettings, data.get("fix"), where="kimina_rl.fix"),
             format=dict(data.get("format") or {}),
             history_path=str(path) if path is not None else None,
         )
@@ -111,10 +134,7 @@ class Settings:
         """The `kimina_format.FormatConfig` these settings select (its defaults plus the `format` overrides)."""
         from kimina_format import FormatConfig
 
-        known = {f.name for f in fields(FormatConfig)}
-        _reject_unknown(self.format, known, "kimina_rl.format")
-        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in self.format.items()}
-        return replace(FormatConfig(), **values)
+        return parse_config(FormatConfig, self.format, where="kimina_rl.format")
 
 
 def _plain(value: Any) -> Any:
@@ -128,19 +148,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _build[T: (VerifierSettings, FixSettings)](cls: type[T], values: Mapping[str, Any] | None, where: str) -> T:
-    values = dict(values or {})
-    _reject_unknown(values, {f.name for f in fields(cls)}, where)
-    try:
-        return cls(**values)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{where}: {exc}") from exc
-
-
 def _reject_unknown(values: Mapping[str, Any], known: set[str], where: str) -> None:
     unknown = sorted(set(values) - known)
     if unknown:
-        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        raise ConfigError(f"{where}.{unknown[0]}: unknown key{suggest(unknown[0], known)}")
 
 
 def _require_positive(obj: object, *names: str) -> None:

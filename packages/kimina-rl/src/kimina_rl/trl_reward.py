@@ -37,7 +37,7 @@ class LeanReward:
     keyword arguments (`prompts`, `trainer_state`, unknown columns) are ignored.
 
     Infrastructure failures (server down, HTTP 5xx, REPL crash) are never scored 0. They are retried for
-    `settings.verifier.infra_retry_s` seconds (600 by default); then, with `on_infra="raise"` (the default), the call
+    `settings.scorer.infra_retry_s` seconds (600 by default); then, with `on_infra="raise"` (the default), the call
     raises `kimina_verify.VerifierUnavailable` and training stops, as with verl. With `on_infra="none"` such completions get
     None: TRL turns it into NaN and warns when every reward function returned None for a row, but then adds the
     rewards up with `nansum`, so a row whose only reward is None counts as 0 in its group's advantage, and one with
@@ -52,7 +52,7 @@ class LeanReward:
 
     Example:
         >>> from trl import GRPOConfig, GRPOTrainer  # doctest: +SKIP
-        >>> reward = LeanReward({"verifier": {"url": "http://lean:8000"}})  # doctest: +SKIP
+        >>> reward = LeanReward({"verifier": {"endpoint": {"url": "http://lean:8000"}}})  # doctest: +SKIP
         >>> GRPOTrainer(model=model, reward_funcs=[reward], train_dataset=rows, args=GRPOConfig(...))  # doctest: +SKIP
         >>> reward([completion], formal_statement=[statement])  # doctest: +SKIP
         [0.93]

@@ -15,6 +15,7 @@ from kimina_verify.errors import VerifierUnavailable
 from kimina_verify.feedback import render_feedback
 from kimina_verify.header import check_header, statement_header
 from kimina_verify.integrity import IntegrityPolicy, IntegrityViolation, check_integrity
+from kimina_verify.options import Checks, Endpoint, Limits, Retries, Timeouts, VerifierOptions
 from kimina_verify.result import ServerResult
 from kimina_verify.verdict import LeanMessage, Verdict, VerdictKind, verdict_from_result
 
@@ -52,16 +53,22 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "CheckCode",
+    "Checks",
     "Declaration",
+    "Endpoint",
     "IntegrityPolicy",
     "IntegrityViolation",
     "LeanCode",
     "LeanMessage",
+    "Limits",
+    "Retries",
     "ServerResult",
+    "Timeouts",
     "Verdict",
     "VerdictCache",
     "VerdictKind",
     "Verifier",
+    "VerifierOptions",
     "VerifierUnavailable",
     "VerifyItem",
     "__version__",

@@ -108,6 +108,20 @@ def _run_lint(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
+def _verifier_options(args: argparse.Namespace) -> Any:
+    """The `VerifierOptions` the `check` flags select."""
+    from kimina_verify.options import Checks, Endpoint, Limits, Retries, Timeouts, VerifierOptions
+
+    return VerifierOptions(
+        endpoint=Endpoint(args.url, args.api_key),
+        timeouts=Timeouts(lean_s=args.timeout),
+        retries=Retries(count=args.retries),
+        limits=Limits(batch_size=args.batch_size, max_concurrency=args.concurrency),
+        checks=Checks(policy=_policy(args)),
+        cache=str(args.cache) if args.cache is not None else None,
+    )
+
+
 def _run_check(args: argparse.Namespace) -> int:
     """Verify every row through a server; one verdict per row on stdout, a summary on stderr."""
     from rich.progress import Progress
@@ -121,16 +135,7 @@ def _run_check(args: argparse.Namespace) -> int:
 
     async def verify() -> list[Any]:
         nonlocal environment
-        async with Verifier(
-            args.url,
-            args.api_key,
-            timeout=args.timeout,
-            batch_size=args.batch_size,
-            max_concurrency=args.concurrency,
-            retries=args.retries,
-            cache=args.cache,
-            policy=_policy(args),
-        ) as verifier:
+        async with Verifier(_verifier_options(args)) as verifier:
             try:
                 environment = LeanEnvironment.from_health(await verifier.health())
             except Exception as exc:  # a down server shows up as `infra` verdicts below, with the reason
@@ -198,15 +203,21 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print one verdict per row on stdout and a summary on stderr.",
     )
     _add_input_arguments(check)
-    check.add_argument(
-        "--url", default=None, help="server base URL (default: $LEAN_SERVER_API_URL, else http://localhost:8000)"
-    )
-    check.add_argument("--api-key", default=None, help="API key (default: $LEAN_SERVER_API_KEY)")
-    check.add_argument("--timeout", type=float, default=60.0, help="Lean time limit per proof, seconds (default 60)")
-    check.add_argument("--batch-size", type=int, default=8, help="snippets per request (default 8)")
-    check.add_argument("--concurrency", type=int, default=8, help="requests in flight (default 8)")
-    check.add_argument("--retries", type=int, default=3, help="retries of infrastructure failures (default 3)")
-    check.add_argument("--cache", type=Path, default=None, help="SQLite verdict cache file (default: no cache)")
+    # Flags keep their short names; their defaults and help come from `VerifierOptions`.
+    from kimina_verify.config import field_default, field_help
+    from kimina_verify.options import Endpoint, Limits, Retries, Timeouts, VerifierOptions
+
+    check.add_argument("--url", default=None, help=field_help(Endpoint, "url", default=None))
+    check.add_argument("--api-key", default=None, help=field_help(Endpoint, "api_key", default=None))
+    timeout = field_default(Timeouts, "lean_s")
+    check.add_argument("--timeout", type=float, default=timeout, help=field_help(Timeouts, "lean_s"))
+    batch = field_default(Limits, "batch_size")
+    check.add_argument("--batch-size", type=int, default=batch, help=field_help(Limits, "batch_size"))
+    concurrency = field_default(Limits, "max_concurrency")
+    check.add_argument("--concurrency", type=int, default=concurrency, help=field_help(Limits, "max_concurrency"))
+    retries = field_default(Retries, "count")
+    check.add_argument("--retries", type=int, default=retries, help=field_help(Retries, "count"))
+    check.add_argument("--cache", type=Path, default=None, help=field_help(VerifierOptions, "cache"))
     sub.add_parser("serve", help="run the verification server (kimina-lean-server v2 API)", add_help=False)
     return parser
 

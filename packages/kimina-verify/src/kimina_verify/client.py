@@ -14,25 +14,23 @@ import asyncio
 import functools
 import json
 import logging
-import os
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from kimina_verify.assembly import CheckCode, build_check_code
 from kimina_verify.cache import VerdictCache, cache_key
 from kimina_verify.code import LeanCode
-from kimina_verify.integrity import SORRY_RULES, IntegrityPolicy, check_integrity
+from kimina_verify.integrity import SORRY_RULES, check_integrity
 from kimina_verify.lean_checks import EXTENSION
+from kimina_verify.options import DEFAULT_URL as DEFAULT_URL  # kept importable from here
+from kimina_verify.options import VerifierOptions, warn_flat
 from kimina_verify.result import ServerResult
-from kimina_verify.transport import Protocol, ServerRejectedError, Transport
-from kimina_verify.verdict import Positions, Verdict, VerdictKind, result_kind, verdict_from_result
+from kimina_verify.transport import ServerRejectedError, Transport
+from kimina_verify.verdict import Verdict, VerdictKind, result_kind, verdict_from_result
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_URL = "http://localhost:8000"
 
 
 @dataclass(frozen=True)
@@ -71,81 +69,54 @@ class Verifier:
     semaphore belong to the loop that first uses them).
 
     Args:
-        url: Server base URL (default `$LEAN_SERVER_API_URL`, else `http://localhost:8000`).
-        api_key: API key (default `$LEAN_SERVER_API_KEY` or `$LEANSERVER_API_KEY`).
-        timeout: Lean time limit per proof, in seconds.
-        batch_size: Snippets per `/api/check` request.
-        max_concurrency: Requests in flight at once.
-        retries: Extra attempts for infrastructure failures (never for proof failures).
-        backoff_s: First retry delay; doubles each attempt (with jitter), capped at `max_backoff_s`.
-        max_backoff_s: Longest retry delay.
-        http_timeout: Seconds to wait for one HTTP answer (default: enough for a whole batch to run in turn).
-        cache: Path of the SQLite verdict cache, a `VerdictCache`, or None for no cache.
-        lean_env: Identifier of the server's Lean environment (toolchain + Mathlib), part of every cache key. Default:
-            the `lean_env` or `lean_version` field of the server's `/health`; without one, the URL.
-        policy: Integrity policy (`native_decide`, options, axioms).
-        print_axioms: Append `#print axioms` and require accepted axioms only.
-        infotree: Ask the server for an infotree (`"original"`, ...) so feedback can show goals before errors.
-        positions: How the server reports message lines (`auto` calibrates on our `#print axioms` line).
-        protocol: `auto` (v2 `/api/check`, falling back to v1 `/verify`), `v2` or `v1`.
-        lean_checks: Check the target in Lean by separate commands (needs a server with the `kimina_checks`
-            extension); None (default) uses them when the server's `/health` lists the extension, and falls back to
-            an appended `#print axioms` otherwise, with a warning.
+        options: Every setting, grouped (`kimina_verify.options`); default `VerifierOptions()`. A URL string and
+            the flat keywords of kimina-verify 0.4 (`timeout=`, `batch_size=`, ...) still work, with a
+            `DeprecationWarning`, for one release.
+        verdict_cache: A ready `VerdictCache` (shared between clients); overrides `options.cache`.
 
     Example:
         >>> async def main() -> None:  # doctest: +SKIP
-        ...     async with Verifier("http://localhost:8000", cache="~/.cache/kimina/verdicts.sqlite") as verifier:
+        ...     options = VerifierOptions(Endpoint("http://localhost:8000"), cache="~/.cache/kimina/verdicts.sqlite")
+        ...     async with Verifier(options) as verifier:
         ...         verdicts = await verifier.verify(["theorem t : 1 + 1 = 2 := by norm_num"])
         ...         print(verdicts[0].kind)
     """
 
     def __init__(
         self,
-        url: str | None = None,
+        options: VerifierOptions | str | None = None,
         api_key: str | None = None,
         *,
-        timeout: float = 60.0,
-        batch_size: int = 8,
-        max_concurrency: int = 8,
-        retries: int = 3,
-        backoff_s: float = 1.0,
-        max_backoff_s: float = 30.0,
-        http_timeout: float | None = None,
-        cache: str | Path | VerdictCache | None = None,
-        lean_env: str | None = None,
-        policy: IntegrityPolicy | None = None,
-        print_axioms: bool = True,
-        infotree: str | None = None,
-        positions: Positions = "auto",
-        protocol: Protocol = "auto",
-        lean_checks: bool | None = None,
+        verdict_cache: VerdictCache | None = None,
+        **flat: Any,
     ) -> None:
-        if batch_size < 1 or max_concurrency < 1 or retries < 0:
-            raise ValueError("batch_size and max_concurrency must be >= 1 and retries >= 0")
-        self.url = (url or os.environ.get("LEAN_SERVER_API_URL") or DEFAULT_URL).rstrip("/")
-        api_key = api_key or os.environ.get("LEAN_SERVER_API_KEY") or os.environ.get("LEANSERVER_API_KEY")
-        self.timeout = timeout
-        self.batch_size = batch_size
-        self.retries = retries
-        self.backoff_s = backoff_s
-        self.max_backoff_s = max_backoff_s
-        self.policy = policy or IntegrityPolicy()
-        self.print_axioms = print_axioms
-        self.infotree = infotree
-        self.positions: Positions = positions
-        self.cache = VerdictCache(cache) if isinstance(cache, str | Path) else cache
-        self._lean_env = lean_env
-        self._lean_checks = lean_checks
+        if isinstance(options, str) or api_key is not None or flat:
+            if isinstance(options, VerifierOptions):
+                raise TypeError("pass either VerifierOptions or the deprecated flat keywords, not both")
+            warn_flat(["url", *flat] if options is not None else list(flat) or ["api_key"])
+            if isinstance(flat.get("cache"), VerdictCache):
+                verdict_cache = verdict_cache or flat.pop("cache")
+            options = VerifierOptions.from_flat(url=options, api_key=api_key, **flat)
+        self.options = options = options or VerifierOptions()
+        self.url = options.endpoint.resolved_url()
+        self.policy = options.checks.policy
+        if verdict_cache is not None:
+            self.cache: VerdictCache | None = verdict_cache
+        else:
+            self.cache = VerdictCache(options.cache) if options.cache is not None else None
+        self._lean_env = options.lean_env
+        self._lean_checks = options.checks.lean_checks
         self._extensions: frozenset[str] | None = None
         self._warned_fallback = False
-        self._semaphore = asyncio.Semaphore(max_concurrency)
+        self._semaphore = asyncio.Semaphore(options.limits.max_concurrency)
         self._inflight: dict[str, asyncio.Future[tuple[ServerResult, bool]]] = {}
+        timeouts, limits = options.timeouts, options.limits
         self._transport = Transport(
             self.url,
-            api_key,
-            http_timeout=http_timeout or timeout * batch_size + 60.0,
-            max_connections=max_concurrency,
-            protocol=protocol,
+            options.endpoint.resolved_api_key(),
+            http_timeout=timeouts.http_s or timeouts.lean_s * limits.batch_size + 60.0,
+            max_connections=limits.max_concurrency,
+            protocol=options.endpoint.protocol,
         )
 
     async def __aenter__(self) -> Verifier:
@@ -224,7 +195,7 @@ class Verifier:
         verdicts: list[Verdict | None] = [None] * total
         checks: dict[int, CheckCode] = {}
         seen: dict[VerifyItem, CheckCode | Verdict] = {}  # groups of rollouts often repeat a proof
-        in_lean = await self.lean_checks() if self.print_axioms and items else False
+        in_lean = await self.lean_checks() if self.options.checks.print_axioms and items else False
         for i, item in enumerate(items):
             key = VerifyItem(item) if isinstance(item, str) else item
             prepared = seen.get(key)
@@ -253,7 +224,7 @@ class Verifier:
         env = await self.lean_env()
         indices: dict[str, list[int]] = {}
         for i, check in checks.items():
-            key = cache_key(check.text, env or "", infotree=self.infotree, checks=_checks_json(check))
+            key = cache_key(check.text, env or "", infotree=self.options.checks.infotree, checks=_checks_json(check))
             indices.setdefault(key, []).append(i)
         hits: dict[str, ServerResult] = {}
         if self.cache is not None and env is not None:
@@ -307,16 +278,19 @@ class Verifier:
             code,
             item.formal_statement,
             theorem=item.theorem,
-            print_axioms=self.print_axioms,
+            print_axioms=self.options.checks.print_axioms,
             lean_checks=lean_checks,
         )
 
     def _verdict(self, outcome: tuple[ServerResult, bool], check: CheckCode) -> Verdict:
         result, cached = outcome
-        return verdict_from_result(result, check, policy=self.policy, positions=self.positions, cached=cached)
+        return verdict_from_result(
+            result, check, policy=self.policy, positions=self.options.checks.positions, cached=cached
+        )
 
     async def _send(self, jobs: list[_Job], env: str | None) -> None:
-        batches = [jobs[i : i + self.batch_size] for i in range(0, len(jobs), self.batch_size)]
+        size = self.options.limits.batch_size
+        batches = [jobs[i : i + size] for i in range(0, len(jobs), size)]
         await asyncio.gather(*(self._run_batch(batch, env) for batch in batches))
 
     async def _run_batch(self, batch: list[_Job], env: str | None) -> None:
@@ -331,17 +305,18 @@ class Verifier:
     async def _attempts(self, batch: list[_Job], env: str | None) -> None:
         """Send one batch, retrying only the snippets that failed for infrastructure reasons."""
         pending = batch
-        for attempt in range(self.retries + 1):
+        retries = self.options.retries
+        for attempt in range(retries.count + 1):
             if attempt:
-                delay = min(self.max_backoff_s, self.backoff_s * 2 ** (attempt - 1))
+                delay = min(retries.max_backoff_s, retries.backoff_s * 2 ** (attempt - 1))
                 await asyncio.sleep(delay * (0.5 + random.random() / 2))
-            final = attempt == self.retries
+            final = attempt == retries.count
             try:
                 async with self._semaphore:
                     results = await self._transport.check(
                         [job.text for job in pending],
-                        timeout=self.timeout,
-                        infotree=self.infotree,
+                        timeout=self.options.timeouts.lean_s,
+                        infotree=self.options.checks.infotree,
                         checks=[job.checks for job in pending],
                     )
             except ServerRejectedError as exc:
@@ -381,14 +356,22 @@ def _settle_from(
     settle(key, future.result())
 
 
-def verify_sync(items: Sequence[str | VerifyItem], **verifier_options: Any) -> list[Verdict]:
-    """Verify proofs from synchronous code (scripts, notebooks): `Verifier(**verifier_options).verify(items)`.
+def verify_sync(
+    items: Sequence[str | VerifyItem], options: VerifierOptions | None = None, **flat: Any
+) -> list[Verdict]:
+    """Verify proofs from synchronous code (scripts, notebooks): `Verifier(options).verify(items)`.
 
-    Works inside a running event loop too (it then runs in a worker thread).
+    Works inside a running event loop too (it then runs in a worker thread). The flat keywords of 0.4 (`url=`,
+    `timeout=`, ...) still work, deprecated.
     """
+    if flat:
+        if options is not None:
+            raise TypeError("pass either VerifierOptions or the deprecated flat keywords, not both")
+        warn_flat(flat)
+        options = VerifierOptions.from_flat(**flat)
 
     async def run() -> list[Verdict]:
-        async with Verifier(**verifier_options) as verifier:
+        async with Verifier(options) as verifier:
             return await verifier.verify(items)
 
     try:

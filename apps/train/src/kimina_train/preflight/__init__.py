@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kimina_rl.settings import Settings as RLSettings
+
 from kimina_train.preflight.checklist import CheckResult, Status, failed, render
 from kimina_train.preflight.config import check_verl_config
 from kimina_train.preflight.data import check_data
@@ -60,13 +62,17 @@ def run_preflight(recipe: Recipe, *, gpus: list[Gpu], ray_address: str | None = 
         )
     else:
         gpu = _gpu_check(recipe, gpus, ray_address)
-    verifier = check_verifier(
-        cfg.kimina_rl.verifier.url,
-        cfg.kimina_rl.verifier.api_key,
-        canary=settings.verifier.canary,
-        timeout_s=settings.verifier.timeout_s,
-        nnodes=int(cfg.trainer.nnodes),
-    )
+    try:
+        options = RLSettings.from_mapping(cfg.kimina_rl).verifier
+    except ValueError as exc:  # the config check below names the problem too; the canary cannot run without it
+        verifier = CheckResult("verifier", Status.FAIL, f"kimina_rl.verifier cannot be read: {exc}")
+    else:
+        verifier = check_verifier(
+            options,
+            canary=settings.verifier.canary,
+            timeout_s=settings.verifier.timeout_s,
+            nnodes=int(cfg.trainer.nnodes),
+        )
     return [
         check_verl_config(recipe.verl_config),
         gpu,

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import os
+from dataclasses import replace
 from urllib.parse import urlparse
 
-from kimina_verify.client import DEFAULT_URL, Verifier
+from kimina_verify.client import Verifier
+from kimina_verify.options import Endpoint, Retries, Timeouts, VerifierOptions
 from kimina_verify.verdict import Verdict, VerdictKind
 
 from kimina_train.preflight.checklist import CheckResult, Status
@@ -20,14 +21,12 @@ CANARY_INVALID = (
     "import Mathlib\n\ntheorem kimina_canary_invalid : (2 : ℕ) + 2 = 5 := by\n  norm_num -- sim: error unsolved goals\n"
 )
 
-START_HINT = (
-    "start one (`kimina-verify serve`, see infra/verifier/) and set kimina_rl.verifier.url or LEAN_SERVER_API_URL"
-)
+START_HINT = "start one (`kimina-verify serve`, see infra/verifier/) and set kimina_rl.verifier.endpoint.url or LEAN_SERVER_API_URL"
 
 
 def effective_url(url: str | None) -> str:
     """The server a client built with `url` talks to: `url`, else `$LEAN_SERVER_API_URL`, else localhost:8000."""
-    return (url or os.environ.get("LEAN_SERVER_API_URL") or DEFAULT_URL).rstrip("/")
+    return Endpoint(url).resolved_url()
 
 
 async def _probe(verifier: Verifier, canary: bool) -> tuple[str, list[Verdict]]:
@@ -46,8 +45,7 @@ def _is_loopback(url: str) -> bool:
 
 
 def check_verifier(
-    url: str | None,
-    api_key: str | None = None,
+    options: VerifierOptions | None = None,
     *,
     canary: bool = True,
     timeout_s: float = 120.0,
@@ -56,20 +54,26 @@ def check_verifier(
     """Ask the server for `/health`, then (with `canary`) verify one true and one false theorem.
 
     Args:
-        url: Server base URL; None means kimina-verify's default (`$LEAN_SERVER_API_URL`, then localhost:8000).
-        api_key: API key, or None for kimina-verify's default environment variable.
+        options: The run's verifier options (`kimina_rl.verifier`), so the canary talks to the server the reward
+            will, the same way; its Lean timeout, retries and cache are the canary's own.
         canary: Run the valid/invalid pair, not only `/health`.
         timeout_s: Lean time limit for the canary (a cold server imports Mathlib first).
         nnodes: Nodes of the run; with several, a loopback URL is an error (other nodes cannot reach it).
     """
-    verifier = Verifier(url, api_key, timeout=timeout_s, retries=1, backoff_s=2.0, cache=None)
+    canary_options = replace(
+        options or VerifierOptions(),
+        timeouts=Timeouts(lean_s=timeout_s),
+        retries=Retries(count=1, backoff_s=2.0),
+        cache=None,
+    )
+    verifier = Verifier(canary_options)
     where = verifier.url
     if nnodes > 1 and _is_loopback(where):
         return CheckResult(
             "verifier",
             Status.FAIL,
             f"{where} is a loopback address, which the other {nnodes - 1} node(s) cannot reach",
-            "point kimina_rl.verifier.url (or LEAN_SERVER_API_URL) at a host every node can reach",
+            "point kimina_rl.verifier.endpoint.url (or LEAN_SERVER_API_URL) at a host every node can reach",
         )
     try:
         status, verdicts = asyncio.run(_probe(verifier, canary))

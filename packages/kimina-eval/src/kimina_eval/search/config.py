@@ -5,9 +5,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from kimina_verify.config import parse_config
 
 from kimina_eval.config import ConfigError
 
@@ -63,10 +66,13 @@ class SearchConfig:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SearchConfig:
-        """Rebuild settings saved by `to_dict`; unknown keys are ignored."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+    def from_dict(cls, data: Mapping[str, Any]) -> SearchConfig:
+        """Rebuild settings saved by `to_dict`, with the workspace's one config loader.
+
+        Raises:
+            ConfigError: An unknown key (with the closest known one) or a value of the wrong type.
+        """
+        return parse_config(cls, data, where="search", error=ConfigError)
 
 
 def load_search_config(directory: str | os.PathLike[str]) -> SearchConfig | None:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from kimina_verify import VerifierOptions
+
 from kimina_eval.config import ConfigError, RunConfig
 from kimina_eval.dataset import load_problems
 from kimina_eval.engines.base import Engine, EngineFactory, as_engine
@@ -185,13 +187,11 @@ def run_search(
     engine: Engine | EngineFactory,
     out_dir: str | os.PathLike[str],
     *,
-    url: str | None = None,
-    api_key: str | None = None,
+    verifier: VerifierOptions | None = None,
     options: SearchOptions | None = None,
     progress: SearchProgressSink | None = None,
-    **verifier_options: object,
 ) -> SearchProgress:
-    """Run or resume a lemma search, verifying against the server at ``url`` (default ``$LEAN_SERVER_API_URL``).
+    """Run or resume a lemma search, verifying with ``verifier`` (default server ``$LEAN_SERVER_API_URL``).
 
     As for `kimina_eval.runner.run_eval`, every cheap check runs before an engine given as a factory is built.
 
@@ -200,21 +200,19 @@ def run_search(
         search: Budgets and the shape of each round.
         engine: The sampling engine (see `kimina_eval.make_engine`), or a function that builds it.
         out_dir: Run directory; an existing search with the same settings is resumed.
-        url: Verification server URL.
-        api_key: Verification server API key.
+        verifier: The `kimina_verify.Verifier`'s options (server, Lean timeout, cache, ...), passed whole.
         options: Concurrency, retries and the test-time RL hook.
         progress: Receives progress as problems end.
-        **verifier_options: Passed to `kimina_verify.Verifier` (``timeout``, ``cache``, ``print_axioms``...).
 
     Returns:
         The final progress.
 
     Raises:
-        VerificationUnavailable: If the verification server does not answer ``/health``.
+        VerifierUnavailable: If the verification server does not answer ``/health``.
     """
 
     async def main() -> SearchProgress:
-        async with connected_verifier(url, api_key, **verifier_options) as connection:
+        async with connected_verifier(verifier) as connection:
             runner = SearchRunner(
                 config,
                 search,

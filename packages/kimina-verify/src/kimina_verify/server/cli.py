@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import shlex
 import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from kimina_format.exit_codes import ExitCode
 
+from kimina_verify.config import field_default, field_help
 from kimina_verify.server.settings import ServerSettings, parse_memory
 
 __all__ = ["EPILOG", "add_arguments", "check_command", "main", "run", "settings_from_args"]
@@ -25,38 +28,33 @@ For tests without Lean: --repl-cmd lean-repl-sim (a test double, never for real 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the server's flags to `parser` (used by `kimina-verify serve`)."""
-    add = parser.add_argument
-    add("--host", help="interface to listen on (default 127.0.0.1; 0.0.0.0 in containers)")
-    add("--port", type=int, help="TCP port (default 8000)")
-    add("--api-key", help="require `Authorization: Bearer KEY` on checks")
-    add("--repl-cmd", help="command that starts one REPL, e.g. 'lake env /opt/repl/.lake/build/bin/repl'")
-    add("--project-dir", help="directory each REPL runs in (the Lake project with Mathlib)")
-    add("--repl-path", help="REPL binary for the default command `lake env REPL_PATH`")
-    add("--max-repls", type=int, help="REPL processes at most (default: cores - 1)")
-    add("--max-repl-uses", type=int, help="checks per REPL before it is replaced; 0 = never (default 500)")
-    add("--max-repl-mem", type=parse_memory, help="memory limit per REPL, e.g. 8G or 512M; 0 = none (default 8G)")
-    add("--timeout", type=float, help="per-check timeout in seconds when a request gives none (default 60)")
-    add("--max-timeout", type=float, help="largest timeout a request may ask for (default 600)")
-    add("--import-timeout", type=float, help="timeout for importing a header on a new REPL (default 300)")
-    add("--max-queue", type=int, help="checks waiting at most; more get 429 + Retry-After (default 4096)")
-    add("--max-wait", type=float, help="seconds a check may wait for a REPL (default 3600)")
-    add("--max-snippet-bytes", type=int, help="larger snippets fail on their own (default 1 MiB)")
-    add("--max-request-bytes", type=int, help="larger request bodies get 413 (default 64 MiB)")
-    add("--max-batch", type=int, help="snippets per request at most, identical ones counted too; more get 413 (4096)")
+    """Add the server's flags to `parser` (used by `kimina-verify serve`); help and defaults come from `ServerSettings`."""
+
+    def add(flag: str, *, default: object = dataclasses.MISSING, text: str | None = None, **kwargs: Any) -> None:
+        name = flag.removeprefix("--").replace("-", "_")
+        parser.add_argument(flag, help=field_help(ServerSettings, name, text, default=default), **kwargs)
+
+    mem = field_default(ServerSettings, "max_repl_mem")
+    add("--host", text="Interface to listen on (0.0.0.0 in containers)")
+    add("--port", type=int)
+    add("--api-key")
     add(
-        "--read-timeout",
-        type=float,
-        help="seconds a client has for its request headers, and may pause within its body or its answer (default 30)",
+        "--repl-cmd",
+        text="Command that starts one REPL, e.g. 'lake env /opt/repl/.lake/build/bin/repl'",
+        default="lake env REPL_PATH",
     )
-    add("--shutdown-grace", type=float, help="seconds in-flight checks get on shutdown (default 30)")
-    add(
-        "--jail",
-        choices=("off", "auto", "bwrap"),
-        help="run REPLs in a bubblewrap jail (read-only files, no network): auto = when bwrap is installed (default off)",
-    )
-    add("--lean-version", help="Lean version reported by /health")
-    add("--log-level", help="DEBUG, INFO, WARNING or ERROR (default INFO)")
+    add("--project-dir")
+    add("--repl-path")
+    add("--max-repls", type=int, default="cores - 1")
+    add("--max-repl-uses", type=int)
+    add("--max-repl-mem", type=parse_memory, default=f"{mem} MiB; accepts 8G or 512M")
+    add("--jail", choices=("off", "auto", "bwrap"))
+    for name in ("timeout", "max-timeout", "import-timeout", "max-wait", "read-timeout", "shutdown-grace"):
+        add(f"--{name}", type=float)
+    for name in ("max-queue", "max-snippet-bytes", "max-request-bytes", "max-batch"):
+        add(f"--{name}", type=int)
+    add("--lean-version")
+    add("--log-level", text="DEBUG, INFO, WARNING or ERROR")
 
 
 def settings_from_args(args: argparse.Namespace) -> ServerSettings:

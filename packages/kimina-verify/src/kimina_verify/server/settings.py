@@ -125,7 +125,16 @@ class ServerSettings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ServerSettings:
-        """Defaults overridden by `LEAN_SERVER_*` variables (the upstream names, plus our own extra settings)."""
+        """Defaults overridden by `LEAN_SERVER_*` variables (the upstream names, plus our own extra settings).
+
+        Values are read by the shared loader (`kimina_verify.config.parse_config`, text as environment variables give
+        it); only upstream's own spellings are translated first (`8G`, an empty `MAX_REPLS`, `-1` uses).
+
+        Raises:
+            ValueError: One line naming the variable and what is wrong with its value.
+        """
+        from kimina_verify.config import ConfigError, parse_config
+
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         for f in fields(cls):
@@ -133,10 +142,19 @@ class ServerSettings:
             if raw is None:
                 continue
             try:
-                values[f.name] = _parse_env(f.name, raw.strip())
+                value = _upstream_env(f.name, raw.strip())
             except ValueError as exc:
                 raise ValueError(f"{ENV_PREFIX}{f.name.upper()}={raw!r}: {exc}") from exc
-        return cls(**{k: v for k, v in values.items() if v is not None})
+            if value is not None:
+                values[f.name] = value
+        try:
+            return parse_config(cls, values, strings=True)
+        except ConfigError as exc:
+            key, _, problem = str(exc).partition(": ")
+            name = key.split(".")[0]
+            if name in values:
+                raise ValueError(f"{ENV_PREFIX}{name.upper()}={env[ENV_PREFIX + name.upper()]!r}: {problem}") from None
+            raise ValueError(problem or str(exc)) from None  # a rule across fields, from __post_init__
 
 
 def parse_memory(text: str) -> int:
@@ -149,9 +167,10 @@ def parse_memory(text: str) -> int:
     return megabytes
 
 
-def _parse_env(name: str, raw: str) -> Any:
+def _upstream_env(name: str, raw: str) -> Any:
+    """Upstream's spellings of a `LEAN_SERVER_*` value, as plain data for the loader; None leaves the default."""
     if name == "max_repls":
-        return int(raw) if raw else os.cpu_count() or 1  # upstream: an empty value means all cores
+        return raw or os.cpu_count() or 1  # upstream: an empty value means all cores
     if name == "max_repl_uses":
         return max(int(raw), 0) if raw else 0  # upstream uses -1 for "never"
     if name == "max_repl_mem":
@@ -160,17 +179,7 @@ def _parse_env(name: str, raw: str) -> Any:
         return tuple(shlex.split(raw)) or None
     if name == "init_repls":
         data = json.loads(raw or "{}")
-        if not isinstance(data, dict) or not all(isinstance(v, int) for v in data.values()):
+        if not isinstance(data, dict):
             raise ValueError('expected a JSON object like {"import Mathlib": 4}')
         return data
-    if name in _INT_FIELDS:
-        return int(raw)
-    if name in _FLOAT_FIELDS:
-        return float(raw)
     return raw or None
-
-
-_INT_FIELDS = frozenset({"port", "max_queue", "max_snippet_bytes", "max_request_bytes", "max_batch", "max_reply_bytes"})
-_FLOAT_FIELDS = frozenset(
-    {"timeout", "max_timeout", "import_timeout", "max_wait", "read_timeout", "header_switch_after", "shutdown_grace"}
-)
