@@ -66,7 +66,7 @@ def outcomes_from_rows(rows: Iterable[Mapping[str, Any]]) -> list[ProblemOutcome
             raise ValueError(f"row without a problem name: {dict(row)!r:.200}")
         if correct is not None and not isinstance(correct, bool):
             raise ValueError(f"{problem}: correct must be true, false or null, got {correct!r}")
-        # first attempts, valid ones, fixes graded, valid fixes, infra at turn 0, infra later
+        # first attempts, valid ones, fixes graded, valid fixes, infra at the first turn, infra later
         tally = tallies.setdefault(problem, [0, 0, 0, 0, 0, 0])
         if correct is None:
             tally[4 if turn == FIRST_TURN else 5] += 1
