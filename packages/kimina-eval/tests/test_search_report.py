@@ -147,6 +147,8 @@ def test_search_command_hands_rounds_to_a_hook_factory_and_loads_what_it_trained
         lean_url,
     )
     assert setup.options == {"steps": "3"}
+    # The search's verifier options, whole: the same server and the protocol's zero client retries.
+    assert setup.verifier.endpoint.url == lean_url and setup.verifier.retries.count == 0
     # Each problem's round 1 samples from the run's model, and its round 2 from what its own hook call returned.
     assert [(b.round, b.model) for b in my_ttrl_hook.batches] == [(1, str(tiny_model))] * 2
     ttrl = [json.loads(line) for line in (out / "search.jsonl").read_text().splitlines() if '"ttrl"' in line]

@@ -217,11 +217,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     return ExitCode.OK
 
 
-def _lean_url(args: argparse.Namespace) -> str:
-    """The verification server: --lean-url, else $LEAN_SERVER_API_URL, else kimina-client's default."""
-    return Endpoint(args.lean_url).resolved_url()
-
-
 def _verifier_options(args: argparse.Namespace) -> VerifierOptions:
     """The one `VerifierOptions` the `--lean-*` and `--verdict-cache` flags select."""
     cache = str(args.verdict_cache) if args.verdict_cache is not None else None
@@ -288,7 +283,7 @@ def _run(args: argparse.Namespace) -> None:
 
 
 def _search(args: argparse.Namespace) -> None:
-    url = _lean_url(args)
+    verifier = _verifier_options(args)  # one object for the search and its test-time RL hook
     try:
         config = _run_config(args, 0)
         search = SearchConfig(
@@ -308,7 +303,7 @@ def _search(args: argparse.Namespace) -> None:
         hook = None
         if args.ttrl:
             ttrl_options = dict(_key_value(item, "--ttrl-option") for item in args.ttrl_option)
-            setup = TTRLSetup(config.model, config.engine, args.out, url, args.lean_api_key, ttrl_options)
+            setup = TTRLSetup(config.model, config.engine, args.out, verifier, ttrl_options)
             hook = load_hook(args.ttrl, setup)
         elif args.ttrl_option:
             raise ValueError("--ttrl-option needs --ttrl")
@@ -333,7 +328,7 @@ def _search(args: argparse.Namespace) -> None:
                 search,
                 load,
                 args.out,
-                verifier=_verifier_options(args),
+                verifier=verifier,
                 options=options,
                 progress=progress,
             )
