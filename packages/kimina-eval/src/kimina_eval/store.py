@@ -111,6 +111,11 @@ class SampleRecord:
     cached: bool = False
     lean_env: str | None = None
 
+    def __post_init__(self) -> None:
+        # Loud, not a file that a later read would skip line by line: code written for 0.5 builds records with 0/1.
+        if self.turn not in (FIRST_TURN, FIX_TURN) or isinstance(self.turn, bool):
+            raise ValueError(f"turn must be FIRST_TURN ({FIRST_TURN}) or FIX_TURN ({FIX_TURN}), got {self.turn!r}")
+
     @property
     def key(self) -> tuple[str, int, int]:
         """``(problem, sample, turn)``: what identifies an attempt across resumes."""
