@@ -192,8 +192,11 @@ async def test_kimina_eval_runner(problem: Problem, completions: dict[str, str],
     runner.problems = [problem]
     await runner.run()
     records = [json.loads(line) for line in (tmp_path / "samples.jsonl").read_text().splitlines()]
-    fixed = {NAMES[r["sample"]] for r in records if r["turn"] == 1}
+    fixed = {NAMES[r["sample"]] for r in records if r["turn"] == FIX_TURN}
     assert fixed == PROTOCOL
+    # samples.jsonl numbers turns as the protocol does (kimina-eval 0.6; run.json says so), the API and kimina-rl too.
+    assert {r["turn"] for r in records} == {FIRST_TURN, FIX_TURN}
+    assert json.loads((tmp_path / "run.json").read_text())["first_turn"] == FIRST_TURN
     fix_prompts = [p for p in engine.prompts if len(p) > 2]
     assert len(fix_prompts) == len(PROTOCOL) and all("linarith failed" in p[-1]["content"] for p in fix_prompts)
 

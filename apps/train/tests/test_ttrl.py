@@ -12,6 +12,7 @@ import pytest
 from kimina_eval.search import TTRLBatch, TTRLLemma, TTRLSample, TTRLSetup
 from kimina_format.prompts import build_messages
 from kimina_train.ttrl import TTRLError, TTRLTrainer, trained_model, trainer, training_rows, write_rows
+from kimina_verify import Endpoint, VerifierOptions
 
 PROBLEM = "amc12a_2015_p10"
 KEY_FACTOR = "theorem key_factor (x y : ℤ) (h₂ : x + y + x * y = 80) : (x + 1) * (y + 1) = 81 := by"
@@ -150,7 +151,7 @@ def test_a_failed_run_or_a_run_without_weights_is_an_error_naming_the_log(
 
 
 def setup(tmp_path: Path, engine: str = "transformers", **options: str) -> TTRLSetup:
-    return TTRLSetup("/models/prover", engine, tmp_path, "http://lean:8000", None, options)
+    return TTRLSetup("/models/prover", engine, tmp_path, VerifierOptions(Endpoint("http://lean:8000")), options)
 
 
 def test_the_factory_reads_its_options(tmp_path: Path) -> None:

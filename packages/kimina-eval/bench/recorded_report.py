@@ -17,6 +17,7 @@ from kimina_eval.report import write_report
 from kimina_eval.store import SampleRecord, SampleWriter
 from kimina_eval.summary import summarize
 from kimina_format.testing import data_file
+from kimina_verify.attempts import FIRST_TURN
 
 MODELS = ["AI-MO/Kimina-Prover-Preview-Distill-7B", "Goedel-LM/Goedel-Prover-SFT", "deepseek-ai/DeepSeek-Prover-V2-7B"]
 
@@ -35,7 +36,9 @@ def main(out: Path) -> None:
             for r in mine:
                 sample = seen[r["name"]] = seen.get(r["name"], -1) + 1
                 verdict = "valid" if r["verdict"] else "lean_error"
-                writer.write([SampleRecord(r["name"], sample, 0, r["verdict"], verdict, "", code=r["full_code"])])
+                writer.write(
+                    [SampleRecord(r["name"], sample, FIRST_TURN, r["verdict"], verdict, "", code=r["full_code"])]
+                )
         summaries.append(summarize(folder))
     files = write_report(summaries, out)
     print(files.markdown.read_text())

@@ -36,10 +36,13 @@ def test_score_recorded_verdicts_per_model(data_dir: Path, capsys: pytest.Captur
     assert out["Kimina-Prover-Preview"]["pass@1"] == 1.0
 
 
-def test_score_with_fix_turns_and_a_corrupt_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("first_turn", [1, 0], ids=["protocol turns 1 and 2", "turns 0 and 1 before 0.6"])
+def test_score_with_fix_turns_and_a_corrupt_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], first_turn: int
+) -> None:
     rows = [
-        {"problem": "a", "correct": False, "turn": 0},
-        {"problem": "a", "correct": True, "turn": 1},
+        {"problem": "a", "correct": False, "turn": first_turn},
+        {"problem": "a", "correct": True, "turn": first_turn + 1},
         {"problem": "b", "correct": True},
         {"problem": "b", "correct": False},
     ]

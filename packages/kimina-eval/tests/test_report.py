@@ -9,6 +9,7 @@ from kimina_eval.plot import pass_at_k_figure
 from kimina_eval.report import render_markdown, write_report
 from kimina_eval.store import SampleRecord, SampleWriter
 from kimina_eval.summary import summarize
+from kimina_verify.attempts import FIRST_TURN, FIX_TURN
 
 MINIF2F_MODELS = [
     "AI-MO/Kimina-Prover-Preview-Distill-7B",
@@ -34,9 +35,9 @@ def write_run(
             for i, outcome in enumerate(samples):
                 first, fix = outcome if isinstance(outcome, tuple) else (outcome, None)
                 verdict = {True: "valid", False: "lean_error", None: "infra"}[first]
-                writer.write([SampleRecord(problem, i, 0, first, verdict, "...", format_ok=bool(first))])
+                writer.write([SampleRecord(problem, i, FIRST_TURN, first, verdict, "...", format_ok=bool(first))])
                 if fix is not None:
-                    writer.write([SampleRecord(problem, i, 1, fix, "valid" if fix else "lean_error", "...")])
+                    writer.write([SampleRecord(problem, i, FIX_TURN, fix, "valid" if fix else "lean_error", "...")])
     return folder
 
 
@@ -64,6 +65,27 @@ def test_report_layout_and_values_by_hand(tmp_path: Path) -> None:
     assert family_rows["amc"].startswith("| amc | 1 | 0.00% | 100.00% |")
     assert "| aime | 1 | n/a |" in markdown  # fewer than 2 samples: no pass@2
     assert "## Runs" in markdown and "| Prover-A | transformers | 2 | 4 | 7 | 1 | 1 | 0 |" in markdown
+
+
+def as_pre_06_run(folder: Path) -> Path:
+    """Rewrite a run folder as kimina-eval before 0.6 wrote it: turns 0 and 1, no ``first_turn`` in run.json."""
+    config = json.loads((folder / "run.json").read_text())
+    assert config.pop("first_turn") == FIRST_TURN
+    (folder / "run.json").write_text(json.dumps(config))
+    rows = [json.loads(line) for line in (folder / "samples.jsonl").read_text().splitlines()]
+    assert {r["turn"] for r in rows} == {FIRST_TURN, FIX_TURN}
+    (folder / "samples.jsonl").write_text("".join(json.dumps({**r, "turn": r["turn"] - 1}) + "\n" for r in rows))
+    return folder
+
+
+def test_a_run_written_before_0_6_reports_as_it_did(tmp_path: Path) -> None:
+    outcomes = {"mathd_algebra_1": [True, (False, True)], "amc12a_2020_p1": [(False, False), (False, True)]}
+    new = summarize(write_run(tmp_path / "new", "P", 2, outcomes))
+    old = summarize(as_pre_06_run(write_run(tmp_path / "old", "P", 2, outcomes)))
+    assert old.corrupt_lines == [] and old.with_fix
+    assert old.scores.as_dict() == new.scores.as_dict()
+    assert old.scores.pass_at[1].value == 0.25 and old.scores.pass_at_with_fix[1].value == 0.75
+    assert old.outcomes == new.outcomes and old.format_ok == new.format_ok
 
 
 def test_write_report_makes_markdown_json_and_png(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from kimina_verify import (
     VerifierOptions,
     VerifierUnavailable,
 )
-from kimina_verify.attempts import gets_fix_turn
+from kimina_verify.attempts import FIRST_TURN, FIX_TURN, gets_fix_turn
 
 FAST = RunOptions(batch_problems=2, infra_retries=1, retry_delay_s=0)
 
@@ -64,11 +64,12 @@ def test_tiny_model_end_to_end_then_resume_without_redoing(tiny_model: Path, lea
     assert progress.updates[0].done == 0 and progress.updates[-1] == final
     rows = lines(tmp_path)
     assert {(r["problem"], r["sample"], r["turn"]) for r in rows} == {
-        (p.name, i, 0) for p in load_problems(limit=5) for i in range(2)
+        (p.name, i, FIRST_TURN) for p in load_problems(limit=5) for i in range(2)
     }
     # A random model writes no lean4 block: nothing to verify, nothing to fix, and never an infra failure.
     assert all(r["verdict"] == "no_proof" and r["correct"] is False and r["format_ok"] is False for r in rows)
-    assert json.loads((tmp_path / "run.json").read_text())["n"] == 2
+    saved = json.loads((tmp_path / "run.json").read_text())
+    assert saved["n"] == 2 and saved["first_turn"] == FIRST_TURN  # the turn numbering of samples.jsonl
 
     # Same settings again: everything is graded already.
     again = run_eval(config, engine, tmp_path, verifier=verifier_at(lean_url), options=FAST)
@@ -123,12 +124,15 @@ def test_verified_and_fix_paths_with_real_completions(data_dir: Path, lean_url: 
 
     by_key = {(r["problem"], r["sample"], r["turn"]): r for r in lines(out)}
     for name in names:
-        assert by_key[name, 0, 0]["verdict"] == "valid" and by_key[name, 0, 0]["correct"] is True
-        assert by_key[name, 1, 0]["verdict"] == "lean_error"
-        assert "unknown identifier 'foo'" in by_key[name, 1, 0]["feedback"]
-        assert by_key[name, 2, 0]["verdict"] == "no_proof" and (name, 2, 1) not in by_key
-        assert by_key[name, 3, 0]["verdict"] in {"sorry", "integrity"} and by_key[name, 3, 0]["correct"] is False
-        assert (name, 0, 1) not in by_key  # a valid proof gets no fix turn
+        assert by_key[name, 0, FIRST_TURN]["verdict"] == "valid" and by_key[name, 0, FIRST_TURN]["correct"] is True
+        assert by_key[name, 1, FIRST_TURN]["verdict"] == "lean_error"
+        assert "unknown identifier 'foo'" in by_key[name, 1, FIRST_TURN]["feedback"]
+        assert by_key[name, 2, FIRST_TURN]["verdict"] == "no_proof" and (name, 2, FIX_TURN) not in by_key
+        assert (
+            by_key[name, 3, FIRST_TURN]["verdict"] in {"sorry", "integrity"}
+            and by_key[name, 3, FIRST_TURN]["correct"] is False
+        )
+        assert (name, 0, FIX_TURN) not in by_key  # a valid proof gets no fix turn
     # Fix turns: the failed attempt as the assistant turn, then Lean's feedback on it.
     fix_prompts = [p for prompts, n, _ in engine.calls for p in prompts if len(p) > 2]
     # The attempt protocol: a fix turn for a Lean error in a well-formatted attempt only (sample 1, unless its format
@@ -136,16 +140,18 @@ def test_verified_and_fix_paths_with_real_completions(data_dir: Path, lean_url: 
     expected = {
         (name, 1)
         for name in names
-        if gets_fix_turn(format_ok=by_key[name, 1, 0]["format_ok"], code="x", verdict=by_key[name, 1, 0]["verdict"])
+        if gets_fix_turn(
+            format_ok=by_key[name, 1, FIRST_TURN]["format_ok"], code="x", verdict=by_key[name, 1, FIRST_TURN]["verdict"]
+        )
     }
-    assert {(k[0], k[1]) for k in by_key if k[2] == 1} == expected and len(expected) == 4
+    assert {(k[0], k[1]) for k in by_key if k[2] == FIX_TURN} == expected and len(expected) == 4
     assert len(fix_prompts) == len(expected)
     assert all(p[2]["role"] == "assistant" and "unknown identifier" in p[3]["content"] for p in fix_prompts)
-    assert by_key[names[0], 1, 1]["correct"] is True and by_key[names[4], 1, 1]["correct"] is False
+    assert by_key[names[0], 1, FIX_TURN]["correct"] is True and by_key[names[4], 1, FIX_TURN]["correct"] is False
 
     summary = summarize(out)
     # 1 valid first attempt of 4 per problem; fixes rescue sample 1 of three problems.
-    fixed = sum(bool(by_key.get((name, 1, 1), {}).get("correct")) for name in names)
+    fixed = sum(bool(by_key.get((name, 1, FIX_TURN), {}).get("correct")) for name in names)
     assert fixed == 3
     assert summary.scores.pass_at[1].value == pytest.approx(0.25)
     assert summary.scores.pass_at_with_fix[1].value == pytest.approx((5 + fixed) / 20)
@@ -253,6 +259,41 @@ async def test_fix_turn_left_infra_is_verified_again_on_resume_not_regenerated(d
     assert (again.solved, again.solved_with_fix, again.infra) == (0, 1, 0)
     assert len(engine.calls) == calls
     assert summarize(tmp_path).scores.pass_at_with_fix[2].value == 1.0
+
+
+async def test_a_run_written_before_0_6_resumes_in_its_own_turn_numbering(data_dir: Path, tmp_path: Path) -> None:
+    [problem] = load_problems(limit=1)
+    real = real_completions(data_dir)[problem.name]
+
+    def reply(messages: list[dict[str, str]], i: int) -> str:
+        answer = "fixed" if len(messages) > 2 else "first"
+        head, fence, code = real.rpartition("```lean4\n")
+        body, close, tail = code.rpartition("```")
+        return head + fence + body.rstrip("\n") + f"\n  -- {answer}\n" + close + tail
+
+    engine, verifier = ScriptedEngine(reply), FlakyVerifier()
+    config = RunConfig(model="m", n=2, limit=1, fix_turns=1)
+    await Runner(config, engine, verifier, tmp_path, options=FAST).run()
+    # Make it a folder of kimina-eval 0.5: turns 0 and 1, run.json without first_turn.
+    saved = json.loads((tmp_path / "run.json").read_text())
+    del saved["first_turn"]
+    (tmp_path / "run.json").write_text(json.dumps(saved))
+    old = lines(tmp_path)
+    assert {r["turn"] for r in old} == {FIRST_TURN, FIX_TURN}
+    (tmp_path / "samples.jsonl").write_text("".join(json.dumps({**r, "turn": r["turn"] - 1}) + "\n" for r in old))
+
+    verifier.down = False
+    calls = len(engine.calls)
+    again = await Runner(config, engine, verifier, tmp_path, options=FAST).run()
+    assert (again.done, again.solved, again.solved_with_fix, again.infra) == (2, 0, 1, 0)
+    assert len(engine.calls) == calls  # nothing regenerated: the old rows were read as first attempts and fixes
+    rows = lines(tmp_path)
+    assert len(rows) > len(old) and {r["turn"] for r in rows} == {0, 1}  # one numbering in the file
+    assert "first_turn" not in json.loads((tmp_path / "run.json").read_text())
+    summary = summarize(tmp_path)
+    assert summary.corrupt_lines == [] and summary.scores.pass_at_with_fix[2].value == 1.0
+    records, _ = load_records(tmp_path / "samples.jsonl")  # no run.json needed: the 0s name the numbering
+    assert {r.turn for r in records} == {FIRST_TURN, FIX_TURN}
 
 
 def test_an_engine_factory_is_called_only_after_the_cheap_checks(lean_url: str, tmp_path: Path) -> None:

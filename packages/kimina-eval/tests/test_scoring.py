@@ -2,12 +2,13 @@ import json
 
 import pytest
 from kimina_eval.metrics import pass_at_k
-from kimina_eval.scoring import ProblemOutcome, outcomes_from_rows, score
+from kimina_eval.scoring import ProblemOutcome, outcomes_from_rows, score, score_rows
+from kimina_verify.attempts import FIRST_TURN, FIX_TURN
 
 
 def rows(problem: str, turn0: list[bool | None], turn1: list[bool | None] = ()) -> list[dict[str, object]]:
     return [{"problem": problem, "correct": c} for c in turn0] + [
-        {"problem": problem, "correct": c, "turn": 1} for c in turn1
+        {"problem": problem, "correct": c, "turn": FIX_TURN} for c in turn1
     ]
 
 
@@ -60,3 +61,13 @@ def test_problems_with_too_few_samples_are_left_out_of_that_k_and_counted() -> N
 def test_infra_only_problem_is_not_a_failure() -> None:
     s = score(outcomes_from_rows(rows("a", [None, None]) + rows("b", [True])), [1], with_fix=False)
     assert s.pass_at[1].value == 1.0 and s.problems == 1 and s.infra == 2
+
+
+def test_score_rows_reads_both_turn_numberings() -> None:
+    new = rows("a", [True, False, False], [True]) + rows("b", [False, None], [False])
+    old = [{**r, "turn": r.get("turn", FIRST_TURN) - 1} for r in new]  # kimina-eval before 0.6: 0 and 1
+    assert {r["turn"] for r in old} == {0, 1}
+    assert score_rows(old, [1, 2]).as_dict() == score_rows(new, [1, 2]).as_dict()
+    assert score_rows(new, [1]).pass_at_with_fix[1].value == pytest.approx((2 / 3 + 0) / 2)
+    with pytest.raises(ValueError, match="row 1: turn must be 1 or 2, got 3"):
+        score_rows([{"problem": "a", "correct": True, "turn": 3}], [1])

@@ -10,6 +10,7 @@ from kimina_eval.search import SearchConfig, run_search, summarize_search
 from kimina_eval.store import SampleRecord, SampleWriter
 from kimina_eval.summary import summarize
 from kimina_verify import Endpoint, Retries, Timeouts, VerifierOptions
+from kimina_verify.attempts import FIRST_TURN
 
 
 def verifier_at(url: str) -> VerifierOptions:
@@ -32,7 +33,10 @@ def test_report_has_the_lemma_search_column_and_traces(scenario: Any, lean_url: 
     save_config(plain, RunConfig(model="/models/Prover-P", n=2))
     with SampleWriter(plain / "samples.jsonl") as writer:
         writer.write(
-            [SampleRecord("amc12a_2015_p10", i, 0, i == 0, "valid" if i == 0 else "lean_error", "") for i in (0, 1)]
+            [
+                SampleRecord("amc12a_2015_p10", i, FIRST_TURN, i == 0, "valid" if i == 0 else "lean_error", "")
+                for i in (0, 1)
+            ]
         )
 
     summary = summarize(out)
@@ -147,6 +151,8 @@ def test_search_command_hands_rounds_to_a_hook_factory_and_loads_what_it_trained
         lean_url,
     )
     assert setup.options == {"steps": "3"}
+    # The search's verifier options, whole: the same server and the protocol's zero client retries.
+    assert setup.verifier.endpoint.url == lean_url and setup.verifier.retries.count == 0
     # Each problem's round 1 samples from the run's model, and its round 2 from what its own hook call returned.
     assert [(b.round, b.model) for b in my_ttrl_hook.batches] == [(1, str(tiny_model))] * 2
     ttrl = [json.loads(line) for line in (out / "search.jsonl").read_text().splitlines() if '"ttrl"' in line]

@@ -36,7 +36,7 @@ from kimina_eval.runner import RunOptions, RunProgress, run_eval
 from kimina_eval.scoring import Scores, score_rows
 from kimina_eval.search import SearchConfig, SearchOptions, SearchProgress, run_search
 from kimina_eval.search.ttrl import TTRLSetup, load_hook
-from kimina_eval.store import read_jsonl
+from kimina_eval.store import guess_first_turn, read_jsonl
 from kimina_eval.summary import summarize
 
 EXIT_ERROR, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INTERRUPTED = (
@@ -143,7 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
         "score",
         help="pass@k of a JSONL file of graded samples",
         description="Compute pass@k from rows with a problem name and a boolean outcome (optionally a 'turn': 1 "
-        "marks an error-fix attempt). Corrupt lines are skipped with a warning and counted.",
+        "for a first attempt, 2 for its error fix; files of kimina-eval before 0.6, whose turns are 0 and 1, are "
+        "recognised by their 0s). Corrupt lines are skipped with a warning and counted.",
     )
     score.add_argument("samples", type=Path, help="JSONL file, e.g. a run's samples.jsonl")
     score.add_argument("--k", default="", help="comma-separated k values (default: 1, 2, 4, ... up to n)")
@@ -216,11 +217,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     return ExitCode.OK
 
 
-def _lean_url(args: argparse.Namespace) -> str:
-    """The verification server: --lean-url, else $LEAN_SERVER_API_URL, else kimina-client's default."""
-    return Endpoint(args.lean_url).resolved_url()
-
-
 def _verifier_options(args: argparse.Namespace) -> VerifierOptions:
     """The one `VerifierOptions` the `--lean-*` and `--verdict-cache` flags select."""
     cache = str(args.verdict_cache) if args.verdict_cache is not None else None
@@ -287,7 +283,7 @@ def _run(args: argparse.Namespace) -> None:
 
 
 def _search(args: argparse.Namespace) -> None:
-    url = _lean_url(args)
+    verifier = _verifier_options(args)  # one object for the search and its test-time RL hook
     try:
         config = _run_config(args, 0)
         search = SearchConfig(
@@ -307,7 +303,7 @@ def _search(args: argparse.Namespace) -> None:
         hook = None
         if args.ttrl:
             ttrl_options = dict(_key_value(item, "--ttrl-option") for item in args.ttrl_option)
-            setup = TTRLSetup(config.model, config.engine, args.out, url, args.lean_api_key, ttrl_options)
+            setup = TTRLSetup(config.model, config.engine, args.out, verifier, ttrl_options)
             hook = load_hook(args.ttrl, setup)
         elif args.ttrl_option:
             raise ValueError("--ttrl-option needs --ttrl")
@@ -332,7 +328,7 @@ def _search(args: argparse.Namespace) -> None:
                 search,
                 load,
                 args.out,
-                verifier=_verifier_options(args),
+                verifier=verifier,
                 options=options,
                 progress=progress,
             )
@@ -447,8 +443,10 @@ def _score(args: argparse.Namespace) -> None:
         ks = [int(k) for k in args.k.split(",") if k.strip()] if args.k else None
         if ks is not None and (not ks or min(ks) < 1):
             raise ValueError("k values must be positive integers")
+        first_turn = guess_first_turn(read.rows)  # one numbering for the whole file, whatever the groups
         results = {
-            name: _score_group(rows, ks, args.problem_field, args.correct_field) for name, rows in groups.items()
+            name: _score_group(rows, ks, args.problem_field, args.correct_field, first_turn)
+            for name, rows in groups.items()
         }
     except ValueError as error:
         raise CliError(f"{args.samples}: {error}") from None
@@ -462,14 +460,16 @@ def _score(args: argparse.Namespace) -> None:
         _print_scores(results)
 
 
-def _score_group(rows: list[dict[str, Any]], ks: list[int] | None, problem: str, correct: str) -> Scores:
+def _score_group(
+    rows: list[dict[str, Any]], ks: list[int] | None, problem: str, correct: str, first_turn: int
+) -> Scores:
     if ks is None:
         counts: dict[Any, int] = {}
         for row in rows:
-            if not row.get("turn") and row.get(correct) is not None:
+            if row.get("turn") in (None, first_turn) and row.get(correct) is not None:
                 counts[row.get(problem)] = counts.get(row.get(problem), 0) + 1
         ks = default_ks(max(counts.values(), default=1))
-    scores = score_rows(rows, ks, problem_field=problem, correct_field=correct)
+    scores = score_rows(rows, ks, problem_field=problem, correct_field=correct, first_turn=first_turn)
     for k, left_out in scores.short.items():
         if left_out:
             logger.warning("pass@%d: %d problems have fewer than %d graded samples and are left out", k, left_out, k)

@@ -12,12 +12,16 @@ from typing import Any
 
 from kimina_data.config import ConfigError as ConfigError  # re-exported: one error class for configurations
 from kimina_format.prompts import PROMPT_TEMPLATES
+from kimina_verify.attempts import FIRST_TURN
 from kimina_verify.config import parse_config
 
 from kimina_eval.engines.base import SamplingParams
+from kimina_eval.store import LEGACY_FIRST_TURN
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
+FIRST_TURN_KEY = "first_turn"
+"""The ``run.json`` key naming how ``samples.jsonl`` numbers turns (`FIRST_TURN`, 1); absent: a pre-0.6 run, 0."""
 
 # Settings that change what a sample means; a resume must keep them. n, limit and fix_turns may grow.
 _IDENTITY = ("model", "engine", "dataset", "split", "template", "rectified", "sampling")
@@ -90,20 +94,62 @@ def load_config(directory: str | os.PathLike[str]) -> RunConfig | None:
     Raises:
         ConfigError: If the file exists but is not a run configuration.
     """
+    data = _read_run_file(directory)
+    if data is None:
+        return None
+    try:
+        return RunConfig.from_dict({k: v for k, v in data.items() if k != FIRST_TURN_KEY})
+    except (TypeError, ValueError) as error:
+        raise ConfigError(f"{Path(directory) / RUN_FILE}: not a run configuration ({error})") from None
+
+
+def load_first_turn(directory: str | os.PathLike[str]) -> int | None:
+    """How the run folder's ``samples.jsonl`` numbers turns: its first turn's number, from ``run.json``.
+
+    Returns:
+        `FIRST_TURN` (1) for a run written by kimina-eval 0.6 or later, 0 for an older run (``run.json`` without
+        ``first_turn``), None when the folder has no ``run.json``.
+
+    Raises:
+        ConfigError: If ``run.json`` cannot be read or names another numbering.
+    """
+    data = _read_run_file(directory)
+    if data is None:
+        return None
+    first = data.get(FIRST_TURN_KEY, LEGACY_FIRST_TURN)
+    if first not in (FIRST_TURN, LEGACY_FIRST_TURN) or isinstance(first, bool):
+        raise ConfigError(f"{Path(directory) / RUN_FILE}: first_turn must be {FIRST_TURN} or 0, got {first!r}")
+    return int(first)
+
+
+def _read_run_file(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
     path = Path(directory) / RUN_FILE
     if not path.exists():
         return None
     try:
-        return RunConfig.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except (json.JSONDecodeError, TypeError, ValueError) as error:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
         raise ConfigError(f"{path}: not a run configuration ({error})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: not a run configuration (not a JSON object)")
+    return data
 
 
-def save_config(directory: str | os.PathLike[str], config: RunConfig) -> None:
-    """Write ``run.json`` into a run directory, creating it if needed."""
+def save_config(directory: str | os.PathLike[str], config: RunConfig, *, first_turn: int = FIRST_TURN) -> None:
+    """Write ``run.json`` into a run directory, creating it if needed.
+
+    Args:
+        directory: The run folder.
+        config: The settings.
+        first_turn: How its ``samples.jsonl`` numbers turns: `FIRST_TURN` for a new run; 0 keeps a pre-0.6 run's
+            numbering when it is resumed (written as no key, as that version wrote it).
+    """
     path = Path(directory) / RUN_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(config.to_dict(), indent=2) + "\n", encoding="utf-8")
+    data = config.to_dict()
+    if first_turn != LEGACY_FIRST_TURN:
+        data[FIRST_TURN_KEY] = first_turn
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def check_resumable(saved: RunConfig, wanted: RunConfig) -> None:

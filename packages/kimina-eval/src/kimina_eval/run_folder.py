@@ -5,7 +5,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from kimina_eval.config import SAMPLES_FILE, ConfigError, RunConfig, check_resumable, load_config, save_config
+from kimina_verify.attempts import FIRST_TURN
+
+from kimina_eval.config import (
+    SAMPLES_FILE,
+    ConfigError,
+    RunConfig,
+    check_resumable,
+    load_config,
+    load_first_turn,
+    save_config,
+)
+from kimina_eval.store import guess_first_turn, read_jsonl
 
 
 class RunFolder:
@@ -40,6 +51,19 @@ class RunFolder:
         """
         return load_config(self.path)
 
+    def first_turn(self) -> int:
+        """How ``samples.jsonl`` numbers turns (`kimina_eval.store`): its first turn's number.
+
+        What ``run.json`` says; without one, what the rows say; `FIRST_TURN` for a new folder.
+
+        Raises:
+            ConfigError: If ``run.json`` exists but cannot be read.
+        """
+        saved = load_first_turn(self.path)
+        if saved is not None:
+            return saved
+        return guess_first_turn(read_jsonl(self.samples).rows) if self.samples.exists() else FIRST_TURN
+
     def check(self) -> None:
         """Refuse a folder that holds a run with other settings.
 
@@ -53,7 +77,15 @@ class RunFolder:
         if self.same_n and saved.n != self.config.n:
             raise ConfigError(f"the output directory holds a search with n={saved.n}, not {self.config.n}")
 
-    def claim(self) -> None:
-        """Check the folder again and write ``run.json``: from now on it holds this run."""
+    def claim(self) -> int:
+        """Check the folder again and write ``run.json``: from now on it holds this run.
+
+        A pre-0.6 run keeps its turn numbering (0 and 1) when resumed, so its ``samples.jsonl`` holds one numbering.
+
+        Returns:
+            The folder's turn numbering (see `first_turn`), for the `kimina_eval.store.SampleWriter`.
+        """
         self.check()
-        save_config(self.path, self.config)
+        first_turn = self.first_turn()
+        save_config(self.path, self.config, first_turn=first_turn)
+        return first_turn

@@ -28,6 +28,8 @@ from kimina_format.prompts import TemplateName
 from kimina_verify import Retries, Verdict, Verifier, VerifierOptions, VerifyItem
 from kimina_verify.attempts import (
     CLIENT_RETRIES,
+    FIRST_TURN,
+    FIX_TURN,
     RetryPolicy,
     fix_feedback,
     fix_messages,
@@ -218,8 +220,8 @@ class Runner:
         """
         self.folder.check()  # again: another process may have started a run there since
         self.engine = self.engine or as_engine(self._engine)  # built now, once every cheap check has passed
-        self.folder.claim()
-        records, corrupt = load_records(self.folder.samples)
+        first_turn = self.folder.claim()  # a pre-0.6 run keeps its 0/1 numbering on disk; records use 1/2
+        records, corrupt = load_records(self.folder.samples, first_turn=first_turn)
         if corrupt:
             logger.warning("%d corrupt lines in %s were skipped", len(corrupt), self.folder.samples)
         for key, record in latest(records).items():
@@ -234,7 +236,7 @@ class Runner:
         batches = [self.problems[i : i + size] for i in range(0, len(self.problems), size)]
         # Two batches in flight: one generating while the other is verified.
         gate = asyncio.Semaphore(2)
-        with SampleWriter(self.folder.samples, lean_env=self.lean_env) as writer:
+        with SampleWriter(self.folder.samples, lean_env=self.lean_env, first_turn=first_turn) as writer:
 
             async def process(batch: list[Problem]) -> None:
                 async with gate:
@@ -268,42 +270,45 @@ class Runner:
         ]
 
     async def _first_turns(self, batch: list[Problem], writer: SampleWriter) -> None:
-        attempts = self._regrade(batch, 0)
+        attempts = self._regrade(batch, FIRST_TURN)
         missing: dict[int, list[tuple[Problem, list[int]]]] = {}
         for problem in batch:
             todo = [
                 i
                 for i in range(self.config.n)
-                if (problem.name, i, 0) not in self._done and (problem.name, i, 0) not in self._infra
+                if (problem.name, i, FIRST_TURN) not in self._done and (problem.name, i, FIRST_TURN) not in self._infra
             ]
             if todo:
                 missing.setdefault(len(todo), []).append((problem, todo))
         for count, group in missing.items():
+            # The seed key keeps the pre-0.6 turn digit (0; 1 for a fix) so that seeds, and completions, are unchanged.
             key = f"{group[0][0].name}:{group[0][1][0]}:0"
             outputs, per_sample = await self._generate([self._prompt(p) for p, _ in group], count, key)
             for (problem, indices), completions in zip(group, outputs, strict=True):
-                attempts += [_Attempt(problem, i, 0, c, per_sample) for i, c in zip(indices, completions, strict=True)]
+                attempts += [
+                    _Attempt(problem, i, FIRST_TURN, c, per_sample) for i, c in zip(indices, completions, strict=True)
+                ]
         if attempts:
             writer.write(await self._grade(attempts))
             self._report()
 
     async def _fix_turns(self, batch: list[Problem], writer: SampleWriter) -> None:
-        attempts = self._regrade(batch, 1)
+        attempts = self._regrade(batch, FIX_TURN)
         todo = [
             first
             for problem in batch
             for i in range(self.config.n)
-            if (first := self._done.get((problem.name, i, 0))) is not None
+            if (first := self._done.get((problem.name, i, FIRST_TURN))) is not None
             and gets_fix_turn(format_ok=first.format_ok, code=first.code, verdict=first.verdict)
-            and (problem.name, i, 1) not in self._done
-            and (problem.name, i, 1) not in self._infra
+            and (problem.name, i, FIX_TURN) not in self._done
+            and (problem.name, i, FIX_TURN) not in self._infra
         ]
         if todo:
             by_name = {p.name: p for p in batch}
             prompts = [fix_messages(self._prompt(by_name[r.problem]), r.completion, r.feedback or "") for r in todo]
             outputs, per_sample = await self._generate(prompts, 1, f"{todo[0].problem}:{todo[0].sample}:1")
             attempts += [
-                _Attempt(by_name[r.problem], r.sample, 1, out[0], per_sample)
+                _Attempt(by_name[r.problem], r.sample, FIX_TURN, out[0], per_sample)
                 for r, out in zip(todo, outputs, strict=True)
             ]
         if attempts:
@@ -359,9 +364,9 @@ class Runner:
 
     def _report(self) -> RunProgress:
         names = {p.name for p in self.problems}
-        first = [r for r in self._done.values() if r.turn == 0 and r.problem in names]
+        first = [r for r in self._done.values() if r.turn == FIRST_TURN and r.problem in names]
         solved = {r.problem for r in first if r.correct}
-        solved_with_fix = solved | {r.problem for r in self._done.values() if r.turn == 1 and r.correct}
+        solved_with_fix = solved | {r.problem for r in self._done.values() if r.turn == FIX_TURN and r.correct}
         progress = RunProgress(
             total=len(self.problems) * self.config.n,
             done=sum(r.sample < self.config.n for r in first),

@@ -11,7 +11,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kimina_verify.attempts import FIRST_TURN
+
 from kimina_eval.metrics import Estimate, best_at_k, bootstrap_mean, pass_at_k
+from kimina_eval.store import guess_first_turn, protocol_turn
 
 __all__ = ["ProblemOutcome", "Scores", "outcomes_from_rows", "score", "score_rows"]
 
@@ -42,8 +45,9 @@ def outcomes_from_rows(rows: Iterable[Mapping[str, Any]]) -> list[ProblemOutcome
     """Group graded rows into one outcome per problem, in order of first appearance.
 
     Each row needs ``problem`` and ``correct`` (true, false, or null for "unknown: infrastructure failure"), and
-    may have ``turn`` (0 for a first attempt, the default; 1 for its fix). A fix row exists only for a failed first
-    attempt, so each valid fix turns one failure into a success.
+    may have ``turn`` in the attempt protocol's numbering (`FIRST_TURN`, 1, for a first attempt, the default;
+    `FIX_TURN`, 2, for its fix; `score_rows` also reads the pre-0.6 numbering 0/1). A fix row exists only for a failed
+    first attempt, so each valid fix turns one failure into a success.
 
     Args:
         rows: Graded samples, e.g. the lines of ``samples.jsonl``.
@@ -52,20 +56,21 @@ def outcomes_from_rows(rows: Iterable[Mapping[str, Any]]) -> list[ProblemOutcome
         The outcomes.
 
     Raises:
-        ValueError: On a row without ``problem`` or with a ``correct`` that is not a bool or null.
+        ValueError: On a row without ``problem``, with a ``correct`` that is not a bool or null, or with a ``turn``
+            that is neither 1 nor 2.
     """
     tallies: dict[str, list[int]] = {}
     for row in rows:
-        problem, correct, turn = row.get("problem"), row.get("correct"), int(row.get("turn") or 0)
+        problem, correct, turn = row.get("problem"), row.get("correct"), protocol_turn(row.get("turn"))
         if not isinstance(problem, str) or not problem:
             raise ValueError(f"row without a problem name: {dict(row)!r:.200}")
         if correct is not None and not isinstance(correct, bool):
             raise ValueError(f"{problem}: correct must be true, false or null, got {correct!r}")
-        # first attempts, valid ones, fixes graded, valid fixes, infra at turn 0, infra later
+        # first attempts, valid ones, fixes graded, valid fixes, infra at the first turn, infra later
         tally = tallies.setdefault(problem, [0, 0, 0, 0, 0, 0])
         if correct is None:
-            tally[4 if turn == 0 else 5] += 1
-        elif turn == 0:
+            tally[4 if turn == FIRST_TURN else 5] += 1
+        elif turn == FIRST_TURN:
             tally[0] += 1
             tally[1] += correct
         else:
@@ -172,11 +177,15 @@ def score_rows(
     problem_field: str = "problem",
     correct_field: str = "correct",
     seed: int = 0,
+    first_turn: int | None = None,
 ) -> Scores:
     """Score graded rows from any JSONL file, e.g. ``samples.jsonl`` or a file of recorded verdicts.
 
-    Rows with a ``sample`` field are attempts of a run: when one appears twice, the last line wins. Pass@k with error
-    fixing is filled when some row has ``turn`` >= 1.
+    Rows with a ``sample`` field are attempts of a run: when one appears twice, the last line wins. A ``turn`` is
+    optional (absent: a first attempt) and either numbering is read: the attempt protocol's, 1 for a first attempt
+    and 2 for its fix, or kimina-eval's before 0.6, 0 and 1. The rows use the old one when some row has ``turn`` 0
+    (`kimina_eval.store.guess_first_turn`; a fix row always follows its first attempt's). Pass@k with error fixing is
+    filled when some row is a fix turn.
 
     Args:
         rows: The rows.
@@ -184,19 +193,25 @@ def score_rows(
         problem_field: Field holding the problem name.
         correct_field: Field holding the outcome (true, false, or null for ungraded).
         seed: Seed of the bootstrap.
+        first_turn: The rows' numbering (1, or 0 for pre-0.6 rows); None: guessed from the rows.
 
     Returns:
         The `Scores`.
 
     Raises:
-        ValueError: On a row that lacks a field or holds a non-boolean outcome.
+        ValueError: On a row that lacks a field, holds a non-boolean outcome or a turn of neither numbering.
     """
+    first = guess_first_turn(rows) if first_turn is None else first_turn
     latest: dict[Any, dict[str, Any]] = {}
     for index, row in enumerate(rows):
         if problem_field not in row or correct_field not in row:
             raise ValueError(f"row {index + 1} has no {problem_field!r} or {correct_field!r} field")
-        graded = {"problem": row[problem_field], "correct": row[correct_field], "turn": row.get("turn") or 0}
-        key = (graded["problem"], row["sample"], graded["turn"]) if "sample" in row else index
+        try:
+            turn = protocol_turn(row.get("turn"), first_turn=first)
+        except ValueError as error:
+            raise ValueError(f"row {index + 1}: {error}") from None
+        graded = {"problem": row[problem_field], "correct": row[correct_field], "turn": turn}
+        key = (graded["problem"], row["sample"], turn) if "sample" in row else index
         latest[key] = graded
-    with_fix = any(int(r["turn"]) > 0 for r in latest.values())
+    with_fix = any(r["turn"] != FIRST_TURN for r in latest.values())
     return score(outcomes_from_rows(latest.values()), ks, with_fix=with_fix, seed=seed)

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from kimina_data.minif2f_problems import statement_set
+from kimina_verify.attempts import FIRST_TURN, FIX_TURN
 from kimina_verify.environment import LeanEnvironment
 
-from kimina_eval.config import SAMPLES_FILE, RunConfig, load_config
+from kimina_eval.config import SAMPLES_FILE, RunConfig, load_config, load_first_turn
 from kimina_eval.dataset import FAMILY_NAMES, DatasetError, family_of, load_problems
 from kimina_eval.metrics import default_ks
 from kimina_eval.scoring import ProblemOutcome, Scores, outcomes_from_rows, score
@@ -137,7 +138,8 @@ def summarize(directory: str | os.PathLike[str], *, confidence: float = 0.95, se
     if not path.is_file():
         raise FileNotFoundError(f"{path} not found: is {folder} a run directory?")
     config = load_config(folder)
-    records, corrupt = load_records(path)
+    # run.json names the numbering (absent key: a pre-0.6 run, 0/1); without run.json the rows do. Records get 1/2.
+    records, corrupt = load_records(path, first_turn=load_first_turn(folder))
     attempts = list(latest(records).values())
     outcomes = outcomes_from_rows({"problem": r.problem, "correct": r.correct, "turn": r.turn} for r in attempts)
     if not any(o.samples for o in outcomes):
@@ -145,7 +147,7 @@ def summarize(directory: str | os.PathLike[str], *, confidence: float = 0.95, se
         why = f" ({infra} attempts failed for infrastructure reasons: resume the run)" if infra else ""
         raise ValueError(f"{path} holds no graded sample{why}")
     n = config.n if config else max(o.samples for o in outcomes)
-    with_fix = bool(config.fix_turns) if config else any(r.turn > 0 for r in attempts)
+    with_fix = bool(config.fix_turns) if config else any(r.turn == FIX_TURN for r in attempts)
     ks = default_ks(n)
     by_family: dict[str, list[ProblemOutcome]] = {}
     for outcome in outcomes:
@@ -189,5 +191,5 @@ def _statement_digests(config: RunConfig | None, problems: set[str]) -> dict[str
 
 
 def _format_ok_rate(attempts: list[SampleRecord]) -> float | None:
-    checked = [r.format_ok for r in attempts if r.turn == 0 and r.format_ok is not None]
+    checked = [r.format_ok for r in attempts if r.turn == FIRST_TURN and r.format_ok is not None]
     return sum(checked) / len(checked) if checked else None

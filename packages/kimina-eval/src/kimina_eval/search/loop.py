@@ -18,6 +18,7 @@ from kimina_data.prover_prompt import prover_messages
 from kimina_format import check_format
 from kimina_format.prompts import TemplateName
 from kimina_verify import LeanCode
+from kimina_verify.attempts import FIRST_TURN
 
 from kimina_eval.dataset import Problem
 from kimina_eval.search.lemmas import lemmas_in_code, parse_lemmas, split_statement
@@ -267,7 +268,7 @@ class ProblemSearch:
                 SampleRecord(
                     problem=self.problem.name,
                     sample=i,
-                    turn=0,
+                    turn=FIRST_TURN,
                     correct=None if g.verdict == "infra" else g.ok,
                     verdict=g.verdict,
                     completion=g.completion,

@@ -130,7 +130,7 @@ class SearchRunner:
         """
         self._check_directory()  # again: another process may have started a run there since
         self.engine = self.engine or as_engine(self._engine)  # built now, once every cheap check has passed
-        self.folder.claim()
+        first_turn = self.folder.claim()  # a pre-0.6 run keeps its 0/1 numbering on disk
         save_search_config(self.out_dir, self.search)
         concurrent = self.options.concurrent_problems
         if self.options.ttrl is not None:
@@ -142,7 +142,7 @@ class SearchRunner:
                 concurrent = 1
         with (
             SearchLog.open(self.out_dir / LOG_FILE) as log,
-            SampleWriter(self.folder.samples, lean_env=self.lean_env) as samples,
+            SampleWriter(self.folder.samples, lean_env=self.lean_env, first_turn=first_turn) as samples,
         ):
             if log.events:
                 logger.info("resuming %s: %d recorded steps", self.out_dir, len(log.events))

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, cast
 
+from kimina_verify import VerifierOptions
+
 from kimina_eval.engines.base import Messages
 
 
@@ -107,17 +109,27 @@ class TTRLSetup:
         model: The run's model: a directory or hub name, or a server URL for the ``openai`` engine.
         engine: The engine kind (``transformers``, ``vllm``, ``openai``).
         out_dir: The run directory; a hook keeps its files under ``out_dir / "ttrl"``.
-        lean_url: The verification server the search uses, or None for ``$LEAN_SERVER_API_URL``.
-        lean_api_key: Its API key, or None.
+        verifier: The verifier options the search uses (server, key, timeouts, ...), passed whole so that a hook
+            rewards with the same server and settings; an unset URL or key means ``$LEAN_SERVER_API_URL`` and
+            ``$LEAN_SERVER_API_KEY``.
         options: The ``--ttrl-option KEY=VALUE`` pairs, for the factory to read.
     """
 
     model: str
     engine: str
     out_dir: Path
-    lean_url: str | None = None
-    lean_api_key: str | None = None
+    verifier: VerifierOptions = field(default_factory=VerifierOptions)
     options: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def lean_url(self) -> str:
+        """The verification server's URL as resolved (kept for hooks written for kimina-eval 0.5's ``lean_url``)."""
+        return self.verifier.endpoint.resolved_url()
+
+    @property
+    def lean_api_key(self) -> str | None:
+        """Its API key as resolved, or None (kept for hooks written for kimina-eval 0.5's ``lean_api_key``)."""
+        return self.verifier.endpoint.resolved_api_key()
 
 
 class TTRLFactory(Protocol):
