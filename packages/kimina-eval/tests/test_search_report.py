@@ -164,12 +164,12 @@ def test_search_command_hands_rounds_to_a_hook_factory_and_loads_what_it_trained
 @pytest.mark.parametrize(
     ("extra", "code", "message"),
     [
-        (["--ttrl-option", "steps=2"], 1, "--ttrl-option needs --ttrl"),
+        (["--ttrl-option", "steps=2"], 2, "--ttrl-option needs --ttrl"),
         (["--ttrl", "kimina_eval.search.ttrl:TTRLSetup", "--ttrl-option", "x"], 2, "--ttrl-option wants KEY=VALUE"),
-        (["--ttrl", "no_such_module_xyz:train"], 1, "No module named 'no_such_module_xyz'"),
-        (["--ttrl", "json"], 1, "package.module:function"),
-        (["--concurrency", "0"], 1, "--concurrency must be >= 1"),
-        (["--sample-budget", "0"], 1, "sample_budget must be >= 1"),
+        (["--ttrl", "no_such_module_xyz:train"], 2, "No module named 'no_such_module_xyz'"),
+        (["--ttrl", "json"], 2, "package.module:function"),
+        (["--concurrency", "0"], 2, "--concurrency must be >= 1"),
+        (["--sample-budget", "0"], 2, "sample_budget must be >= 1"),
         (["--lean-url", "http://127.0.0.1:9"], 3, "no verification server at http://127.0.0.1:9"),
     ],
 )
@@ -186,4 +186,4 @@ def test_search_refuses_a_directory_holding_an_evaluation_run(tiny_model: Path, 
     common = ["--model", str(tiny_model), "--lean-url", lean_url, "--limit", "1", "--n", "1", "--max-tokens", "4"]
     common += ["--engine-option", "device=cpu", "--out", str(tmp_path)]
     assert main(["run", *common]) == 0
-    assert main(["search", *common]) == 1
+    assert main(["search", *common]) == 2  # bad input: the folder holds another run
