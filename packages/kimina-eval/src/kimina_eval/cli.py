@@ -12,15 +12,14 @@ import json
 import logging
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Self
 
 from kimina_format.exit_codes import ExitCode
-from kimina_verify import Endpoint, Retries, Timeouts, VerifierOptions
+from kimina_verify import Endpoint, Retries, Timeouts, VerifierOptions, VerifierUnavailable
 from kimina_verify.attempts import CLIENT_RETRIES
 from kimina_verify.config import field_default, field_help
-from kimina_verify.errors import VerifierUnavailable
 from rich.console import Console
 from rich.logging import RichHandler
 from rich.markup import escape
@@ -29,7 +28,15 @@ from rich.table import Table
 
 from kimina_eval.config import ConfigError, RunConfig
 from kimina_eval.dataset import DatasetError
-from kimina_eval.engines.base import ENGINES, Engine, EngineError, SamplingParams, check_model, make_engine
+from kimina_eval.engines.base import (
+    ENGINES,
+    Engine,
+    EngineError,
+    EngineFactory,
+    SamplingParams,
+    check_model,
+    make_engine,
+)
 from kimina_eval.metrics import default_ks
 from kimina_eval.report import render_markdown, write_report
 from kimina_eval.runner import RunOptions, RunProgress, run_eval
@@ -39,21 +46,16 @@ from kimina_eval.search.ttrl import TTRLSetup, load_hook
 from kimina_eval.store import guess_first_turn, read_jsonl
 from kimina_eval.summary import summarize
 
-EXIT_ERROR, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INTERRUPTED = (
-    ExitCode.FAILED,
-    ExitCode.USAGE,
-    ExitCode.UNAVAILABLE,
-    ExitCode.INTERRUPTED,
-)
+__all__ = ["build_parser", "main"]
 
-console = Console(stderr=True, soft_wrap=True)  # one error, one line, whatever the width
+_console = Console(stderr=True, soft_wrap=True)  # one error, one line, whatever the width
 logger = logging.getLogger("kimina_eval")
 
 
-class CliError(Exception):
+class _CliError(Exception):
     """A problem to report in one line, with its exit code."""
 
-    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+    def __init__(self, message: str, code: int = ExitCode.USAGE) -> None:
         super().__init__(message)
         self.code = code
 
@@ -203,17 +205,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(message)s",
-        handlers=[RichHandler(console=console, show_path=False)],
+        handlers=[RichHandler(console=_console, show_path=False)],
     )
     try:
         commands = {"run": _run, "search": _search, "report": _report, "score": _score}
         commands[args.command](args)
-    except CliError as error:
-        console.print(f"[red]error:[/red] {escape(str(error))}", highlight=False)
+    except _CliError as error:
+        _console.print(f"[red]error:[/red] {escape(str(error))}", highlight=False)
         return error.code
     except KeyboardInterrupt:
-        console.print("interrupted: rerun the same command to resume")
-        return EXIT_INTERRUPTED
+        _console.print("interrupted: rerun the same command to resume")
+        return ExitCode.INTERRUPTED
     return ExitCode.OK
 
 
@@ -229,9 +231,9 @@ def _verifier_options(args: argparse.Namespace) -> VerifierOptions:
     )
 
 
-def _no_server(error: VerifierUnavailable) -> CliError:
+def _no_server(error: VerifierUnavailable) -> _CliError:
     hint = "start one (kimina-verify serve ...; see its README), or point --lean-url / $LEAN_SERVER_API_URL at it"
-    return CliError(f"{error}; {hint}", EXIT_NO_SERVER)
+    return _CliError(f"{error}; {hint}", ExitCode.UNAVAILABLE)
 
 
 def _run_config(args: argparse.Namespace, fix_turns: int) -> RunConfig:
@@ -253,14 +255,8 @@ def _run_config(args: argparse.Namespace, fix_turns: int) -> RunConfig:
 def _run(args: argparse.Namespace) -> None:
     try:
         config = _run_config(args, args.fix_turns)
-        options = dict(_engine_option(item) for item in args.engine_option)
-        check_model(config.engine, config.model)
+        load, _ = _engines(config, args)
         with _RichProgress() as progress:
-
-            def load() -> Engine:  # called once the server, the dataset and the run folder have been checked
-                progress.console.print(f"loading {config.engine} engine for {config.model}")
-                return make_engine(config.engine, config.model, **options)
-
             final = run_eval(
                 config,
                 load,
@@ -272,11 +268,11 @@ def _run(args: argparse.Namespace) -> None:
     except VerifierUnavailable as error:
         raise _no_server(error) from None
     except EngineError as error:
-        raise CliError(str(error), EXIT_ERROR) from None
+        raise _CliError(str(error), ExitCode.FAILED) from None
     except (ConfigError, DatasetError, ValueError, OSError, ImportError) as error:
-        raise CliError(str(error)) from None
+        raise _CliError(str(error)) from None
     if final.infra:
-        console.print(
+        _console.print(
             f"[yellow]{final.infra} attempts are ungraded (verification infrastructure failed): rerun to retry"
         )
     _write_and_show_report(args.out)
@@ -298,8 +294,7 @@ def _search(args: argparse.Namespace) -> None:
         )
         if args.concurrency < 1:
             raise ValueError(f"--concurrency must be >= 1, got {args.concurrency}")
-        check_model(config.engine, config.model)
-        engine_options = dict(_engine_option(item) for item in args.engine_option)
+        load, reload = _engines(config, args)
         hook = None
         if args.ttrl:
             ttrl_options = dict(_key_value(item, "--ttrl-option") for item in args.ttrl_option)
@@ -307,14 +302,6 @@ def _search(args: argparse.Namespace) -> None:
             hook = load_hook(args.ttrl, setup)
         elif args.ttrl_option:
             raise ValueError("--ttrl-option needs --ttrl")
-
-        def reload(model: str) -> Engine:
-            return make_engine(config.engine, model, **engine_options)
-
-        def load() -> Engine:  # called once the server, the dataset and the run folder have been checked
-            console.print(f"loading {config.engine} engine for {config.model}")
-            return reload(config.model)
-
         options = SearchOptions(
             concurrent_problems=args.concurrency,
             ttrl=hook,
@@ -335,12 +322,36 @@ def _search(args: argparse.Namespace) -> None:
     except VerifierUnavailable as error:
         raise _no_server(error) from None
     except EngineError as error:
-        raise CliError(str(error), EXIT_ERROR) from None
+        raise _CliError(str(error), ExitCode.FAILED) from None
     except (ConfigError, DatasetError, ValueError, OSError, ImportError) as error:
-        raise CliError(str(error)) from None
+        raise _CliError(str(error)) from None
     if final.infra:
-        console.print(f"[yellow]{final.infra} problems stopped on verification failures: rerun to resume them")
+        _console.print(f"[yellow]{final.infra} problems stopped on verification failures: rerun to resume them")
     _write_and_show_report(args.out)
+
+
+def _engines(config: RunConfig, args: argparse.Namespace) -> tuple[EngineFactory, Callable[[str], Engine]]:
+    """The engine factory `run` and `search` hand to their runner, and the builder it uses on any model.
+
+    The model argument is checked here (one line, before anything heavy is imported); the factory is called by the
+    runner once the server, the dataset and the run folder have been checked. The builder (``--engine-option``
+    settings on a model directory) is also what the search reloads a test-time RL checkpoint with.
+
+    Raises:
+        ValueError: A model argument that cannot work (`check_model`).
+        _CliError: A malformed ``--engine-option``.
+    """
+    options = dict(_engine_option(item) for item in args.engine_option)
+    check_model(config.engine, config.model)
+
+    def build(model: str) -> Engine:
+        return make_engine(config.engine, model, **options)
+
+    def load() -> Engine:
+        _console.print(f"loading {config.engine} engine for {config.model}")
+        return build(config.model)
+
+    return load, build
 
 
 def _write_and_show_report(out: Path) -> None:
@@ -348,15 +359,15 @@ def _write_and_show_report(out: Path) -> None:
     try:
         files = write_report([summarize(out)], out)
     except ValueError as error:
-        raise CliError(str(error)) from None
+        raise _CliError(str(error)) from None
     sys.stdout.write(files.markdown.read_text(encoding="utf-8").split("\n## ", 1)[0])
-    console.print(f"report: {files.markdown}  figure: {files.figure}")
+    _console.print(f"report: {files.markdown}  figure: {files.figure}")
 
 
 def _key_value(item: str, flag: str) -> tuple[str, str]:
     key, sep, value = item.partition("=")
     if not sep or not key:
-        raise CliError(f"{flag} wants KEY=VALUE, got {item!r}", EXIT_USAGE)
+        raise _CliError(f"{flag} wants KEY=VALUE, got {item!r}", ExitCode.USAGE)
     return key, value
 
 
@@ -375,8 +386,7 @@ class _ProgressBar:
     def __init__(self, unit: str, *, remaining: bool) -> None:
         columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit)]
         columns += [TimeElapsedColumn(), *([TimeRemainingColumn()] if remaining else [])]
-        self.progress = Progress(*columns, console=console)
-        self.console = console
+        self.progress = Progress(*columns, console=_console)
         self.task = self.progress.add_task("starting", total=None)
 
     def show(self, description: str, total: int, done: int) -> None:
@@ -420,22 +430,22 @@ def _report(args: argparse.Namespace) -> None:
     try:
         summaries = [summarize(folder) for folder in [args.run_dir, *args.compare]]
     except (OSError, ValueError) as error:
-        raise CliError(str(error)) from None
+        raise _CliError(str(error)) from None
     for summary in summaries:
         if summary.corrupt_lines:
-            console.print(f"[yellow]{summary.directory}: {len(summary.corrupt_lines)} corrupt lines skipped")
+            _console.print(f"[yellow]{summary.directory}: {len(summary.corrupt_lines)} corrupt lines skipped")
     files = write_report(summaries, args.out or args.run_dir)
     sys.stdout.write(render_markdown(summaries))
-    console.print(f"report: {files.markdown}  summary: {files.summary}  figure: {files.figure}")
+    _console.print(f"report: {files.markdown}  summary: {files.summary}  figure: {files.figure}")
 
 
 def _score(args: argparse.Namespace) -> None:
     try:
         read = read_jsonl(args.samples)
     except OSError as error:
-        raise CliError(f"cannot read {args.samples}: {error.strerror or error}") from None
+        raise _CliError(f"cannot read {args.samples}: {error.strerror or error}") from None
     if not read.rows:
-        raise CliError(f"{args.samples} holds no rows")
+        raise _CliError(f"{args.samples} holds no rows")
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in read.rows:
         groups.setdefault(str(row.get(args.by)) if args.by else "", []).append(row)
@@ -449,10 +459,10 @@ def _score(args: argparse.Namespace) -> None:
             for name, rows in groups.items()
         }
     except ValueError as error:
-        raise CliError(f"{args.samples}: {error}") from None
+        raise _CliError(f"{args.samples}: {error}") from None
     if read.skipped:
         shown = ", ".join(map(str, read.skipped[:10])) + (", ..." if len(read.skipped) > 10 else "")
-        console.print(f"[yellow]skipped {len(read.skipped)} corrupt line(s) of {args.samples}: line {shown}")
+        _console.print(f"[yellow]skipped {len(read.skipped)} corrupt line(s) of {args.samples}: line {shown}")
     out = {name: {**_fractions(scores), "skipped_lines": len(read.skipped)} for name, scores in results.items()}
     if args.json:
         sys.stdout.write(json.dumps(out if args.by else out[""], indent=2) + "\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,9 +18,24 @@ from kimina_verify.config import parse_config
 from kimina_eval.engines.base import SamplingParams
 from kimina_eval.store import LEGACY_FIRST_TURN
 
+__all__ = [
+    "ConfigError",
+    "RUN_FILE",
+    "RunConfig",
+    "SAMPLES_FILE",
+    "check_resumable",
+    "load_config",
+    "load_first_turn",
+    "load_settings",
+    "read_settings",
+    "refuse_changes",
+    "save_config",
+    "save_settings",
+]
+
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
-FIRST_TURN_KEY = "first_turn"
+_FIRST_TURN_KEY = "first_turn"
 """The ``run.json`` key naming how ``samples.jsonl`` numbers turns (`FIRST_TURN`, 1); absent: a pre-0.6 run, 0."""
 
 # Settings that change what a sample means; a resume must keep them. n, limit and fix_turns may grow.
@@ -88,19 +103,91 @@ class RunConfig:
         return parse_config(cls, data, where="run", error=ConfigError)
 
 
+def read_settings(path: str | os.PathLike[str], what: str) -> dict[str, Any] | None:
+    """The JSON object in one of a run folder's settings files (``run.json``, ``search.json``); None without the file.
+
+    Args:
+        path: The file.
+        what: What it configures (``run``, ``search``), for the error message.
+
+    Raises:
+        ConfigError: ``PATH: not a WHAT configuration (why)`` when the file is not a JSON object.
+    """
+    path = Path(path)
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{path}: not a {what} configuration ({error})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: not a {what} configuration (not a JSON object)")
+    return data
+
+
+def load_settings[S](
+    path: str | os.PathLike[str],
+    parse: Callable[[Mapping[str, Any]], S],
+    what: str,
+    *,
+    skip: Collection[str] = (),
+) -> S | None:
+    """Read a settings file (see `read_settings`) and rebuild its dataclass with ``parse``; None without the file.
+
+    Args:
+        path: The file.
+        parse: Rebuilds the settings (``RunConfig.from_dict``, ``SearchConfig.from_dict``).
+        what: What it configures, for the error message.
+        skip: Keys of the file that are not settings (``run.json``'s turn numbering).
+
+    Raises:
+        ConfigError: ``PATH: not a WHAT configuration (why)``: not JSON, an unknown key, a value of the wrong type.
+    """
+    data = read_settings(path, what)
+    if data is None:
+        return None
+    try:
+        return parse({key: value for key, value in data.items() if key not in skip})
+    except (TypeError, ValueError) as error:
+        raise ConfigError(f"{Path(path)}: not a {what} configuration ({error})") from None
+
+
+def save_settings(path: str | os.PathLike[str], data: Mapping[str, Any]) -> None:
+    """Write a settings file as indented JSON, creating its folder if needed."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def refuse_changes(saved: object, wanted: object, names: Iterable[str], *, what: str, may_change: str = "") -> None:
+    """Refuse to resume a folder whose saved settings differ from the wanted ones in one of ``names``.
+
+    Args:
+        saved: The settings the folder holds.
+        wanted: The settings asked for now.
+        names: The attributes a resume must keep.
+        what: What the folder holds (``run``, ``search``), for the message.
+        may_change: Appended to the message's advice, e.g. `` (budgets may change)``.
+
+    Raises:
+        ConfigError: Naming the first setting that differs, its saved and its wanted value.
+    """
+    for name in names:
+        before, after = getattr(saved, name), getattr(wanted, name)
+        if before != after:
+            raise ConfigError(
+                f"the output directory holds a {what} with {name}={before!r}, not {after!r}; "
+                f"use another --out, or the same settings to resume{may_change}"
+            )
+
+
 def load_config(directory: str | os.PathLike[str]) -> RunConfig | None:
     """Read ``run.json`` from a run directory; None when there is none.
 
     Raises:
         ConfigError: If the file exists but is not a run configuration.
     """
-    data = _read_run_file(directory)
-    if data is None:
-        return None
-    try:
-        return RunConfig.from_dict({k: v for k, v in data.items() if k != FIRST_TURN_KEY})
-    except (TypeError, ValueError) as error:
-        raise ConfigError(f"{Path(directory) / RUN_FILE}: not a run configuration ({error})") from None
+    return load_settings(Path(directory) / RUN_FILE, RunConfig.from_dict, "run", skip=(_FIRST_TURN_KEY,))
 
 
 def load_first_turn(directory: str | os.PathLike[str]) -> int | None:
@@ -113,26 +200,14 @@ def load_first_turn(directory: str | os.PathLike[str]) -> int | None:
     Raises:
         ConfigError: If ``run.json`` cannot be read or names another numbering.
     """
-    data = _read_run_file(directory)
+    path = Path(directory) / RUN_FILE
+    data = read_settings(path, "run")
     if data is None:
         return None
-    first = data.get(FIRST_TURN_KEY, LEGACY_FIRST_TURN)
+    first = data.get(_FIRST_TURN_KEY, LEGACY_FIRST_TURN)
     if first not in (FIRST_TURN, LEGACY_FIRST_TURN) or isinstance(first, bool):
-        raise ConfigError(f"{Path(directory) / RUN_FILE}: first_turn must be {FIRST_TURN} or 0, got {first!r}")
+        raise ConfigError(f"{path}: first_turn must be {FIRST_TURN} or 0, got {first!r}")
     return int(first)
-
-
-def _read_run_file(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
-    path = Path(directory) / RUN_FILE
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{path}: not a run configuration ({error})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: not a run configuration (not a JSON object)")
-    return data
 
 
 def save_config(directory: str | os.PathLike[str], config: RunConfig, *, first_turn: int = FIRST_TURN) -> None:
@@ -144,24 +219,16 @@ def save_config(directory: str | os.PathLike[str], config: RunConfig, *, first_t
         first_turn: How its ``samples.jsonl`` numbers turns: `FIRST_TURN` for a new run; 0 keeps a pre-0.6 run's
             numbering when it is resumed (written as no key, as that version wrote it).
     """
-    path = Path(directory) / RUN_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = config.to_dict()
     if first_turn != LEGACY_FIRST_TURN:
-        data[FIRST_TURN_KEY] = first_turn
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        data[_FIRST_TURN_KEY] = first_turn
+    save_settings(Path(directory) / RUN_FILE, data)
 
 
 def check_resumable(saved: RunConfig, wanted: RunConfig) -> None:
-    """Refuse to mix two different runs in one directory.
+    """Refuse to mix two different runs in one directory (``n``, ``limit`` and ``fix_turns`` may grow).
 
     Raises:
         ConfigError: Naming the first setting that differs.
     """
-    for name in _IDENTITY:
-        before, after = getattr(saved, name), getattr(wanted, name)
-        if before != after:
-            raise ConfigError(
-                f"the output directory holds a run with {name}={before!r}, not {after!r}; "
-                "use another --out, or the same settings to resume"
-            )
+    refuse_changes(saved, wanted, _IDENTITY, what="run")

@@ -20,12 +20,12 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from kimina_data.prover_prompt import prover_messages
 from kimina_format import FormatVerdict, check_format
 from kimina_format.prompts import TemplateName
-from kimina_verify import Retries, Verdict, Verifier, VerifierOptions, VerifyItem
+from kimina_verify import Retries, Verdict, Verifier, VerifierOptions, VerifierUnavailable, VerifyItem
 from kimina_verify.attempts import (
     CLIENT_RETRIES,
     FIRST_TURN,
@@ -37,14 +37,25 @@ from kimina_verify.attempts import (
     verify_retrying,
 )
 from kimina_verify.environment import LeanEnvironment
-from kimina_verify.errors import VerifierUnavailable
 
 from kimina_eval.config import RunConfig
 from kimina_eval.dataset import Problem, load_problems
-from kimina_eval.engines.base import Engine, EngineFactory, Messages, as_engine
+from kimina_eval.engines.base import Engine, EngineFactory, Messages
 from kimina_eval.generation import generate
 from kimina_eval.run_folder import RunFolder
 from kimina_eval.store import NO_PROOF, SampleRecord, SampleWriter, latest, load_records
+
+__all__ = [
+    "Connection",
+    "EVAL_VERIFIER_DEFAULTS",
+    "ProgressSink",
+    "RunOptions",
+    "RunProgress",
+    "Runner",
+    "VerifierLike",
+    "connected_verifier",
+    "run_eval",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +63,18 @@ EVAL_VERIFIER_DEFAULTS = VerifierOptions(retries=Retries(count=CLIENT_RETRIES))
 """The client's options when none are given: kimina-verify's defaults without client retries (the protocol's)."""
 
 
-VerificationUnavailable = VerifierUnavailable
-"""Deprecated alias of `kimina_verify.VerifierUnavailable` (the same class), kept for kimina-eval 0.5 callers."""
+def __getattr__(name: str) -> Any:
+    # `VerificationUnavailable`: kimina-eval 0.5's name of `kimina_verify.VerifierUnavailable` (the same class).
+    if name == "VerificationUnavailable":
+        import warnings
+
+        warnings.warn(
+            "kimina_eval.runner.VerificationUnavailable is deprecated: use kimina_verify.VerifierUnavailable",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return VerifierUnavailable
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -218,9 +239,9 @@ class Runner:
         Raises:
             ConfigError: If ``out_dir`` holds a run with different settings.
         """
-        self.folder.check()  # again: another process may have started a run there since
-        self.engine = self.engine or as_engine(self._engine)  # built now, once every cheap check has passed
-        first_turn = self.folder.claim()  # a pre-0.6 run keeps its 0/1 numbering on disk; records use 1/2
+        # Checked again (another process may have started a run there), then the engine is built and the folder
+        # claimed; a pre-0.6 run keeps its 0/1 numbering on disk, records use 1/2.
+        self.engine, first_turn = self.folder.start(self.engine or self._engine)
         records, corrupt = load_records(self.folder.samples, first_turn=first_turn)
         if corrupt:
             logger.warning("%d corrupt lines in %s were skipped", len(corrupt), self.folder.samples)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -12,7 +11,16 @@ from typing import Any
 
 from kimina_verify.config import parse_config
 
-from kimina_eval.config import ConfigError
+from kimina_eval.config import ConfigError, load_settings, refuse_changes, save_settings
+
+__all__ = [
+    "LOG_FILE",
+    "SEARCH_FILE",
+    "SearchConfig",
+    "check_search_resumable",
+    "load_search_config",
+    "save_search_config",
+]
 
 SEARCH_FILE = "search.json"
 LOG_FILE = "search.jsonl"
@@ -81,20 +89,12 @@ def load_search_config(directory: str | os.PathLike[str]) -> SearchConfig | None
     Raises:
         ConfigError: If the file exists but is not a search configuration.
     """
-    path = Path(directory) / SEARCH_FILE
-    if not path.exists():
-        return None
-    try:
-        return SearchConfig.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except (json.JSONDecodeError, TypeError, ValueError, AttributeError) as error:
-        raise ConfigError(f"{path}: not a search configuration ({error})") from None
+    return load_settings(Path(directory) / SEARCH_FILE, SearchConfig.from_dict, "search")
 
 
 def save_search_config(directory: str | os.PathLike[str], config: SearchConfig) -> None:
     """Write ``search.json`` into a run directory, creating it if needed."""
-    path = Path(directory) / SEARCH_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(config.to_dict(), indent=2) + "\n", encoding="utf-8")
+    save_settings(Path(directory) / SEARCH_FILE, config.to_dict())
 
 
 def check_search_resumable(saved: SearchConfig, wanted: SearchConfig) -> None:
@@ -103,10 +103,5 @@ def check_search_resumable(saved: SearchConfig, wanted: SearchConfig) -> None:
     Raises:
         ConfigError: Naming the first setting that differs.
     """
-    for f in dataclasses.fields(SearchConfig):
-        before, after = getattr(saved, f.name), getattr(wanted, f.name)
-        if f.name not in _BUDGETS and before != after:
-            raise ConfigError(
-                f"the output directory holds a search with {f.name}={before!r}, not {after!r}; "
-                "use another --out, or the same settings to resume (budgets may change)"
-            )
+    steps = [f.name for f in dataclasses.fields(SearchConfig) if f.name not in _BUDGETS]
+    refuse_changes(saved, wanted, steps, what="search", may_change=" (budgets may change)")

@@ -17,22 +17,18 @@ from kimina_verify import VerifierOptions
 
 from kimina_eval.config import ConfigError, RunConfig
 from kimina_eval.dataset import load_problems
-from kimina_eval.engines.base import Engine, EngineFactory, as_engine
+from kimina_eval.engines.base import Engine, EngineFactory
 from kimina_eval.run_folder import RunFolder
 from kimina_eval.runner import connected_verifier
-from kimina_eval.search.config import (
-    LOG_FILE,
-    SearchConfig,
-    check_search_resumable,
-    load_search_config,
-    save_search_config,
-)
+from kimina_eval.search.config import LOG_FILE, SearchConfig
 from kimina_eval.search.lean import LeanBackend, ServerBackend
 from kimina_eval.search.log import SearchLog
 from kimina_eval.search.loop import ProblemSearch, SearchResult
 from kimina_eval.search.steps import SearchContext, SearchOptions
 from kimina_eval.search.ttrl import gpu_missing
 from kimina_eval.store import SampleWriter
+
+__all__ = ["SearchProgress", "SearchProgressSink", "SearchRunner", "run_search"]
 
 logger = logging.getLogger(__name__)
 
@@ -103,23 +99,15 @@ class SearchRunner:
         self.search = search
         self.lean = lean
         self.out_dir = Path(out_dir)
-        self.folder = RunFolder(out_dir, config, same_n=True)
+        self.folder = RunFolder(out_dir, config, search=search)
         self.options = options or SearchOptions()
         self.progress = progress
         self.lean_env = lean_env
         self.problems = load_problems(config.dataset, config.split, limit=config.limit, rectified=config.rectified)
-        self._check_directory()
+        self.folder.check()
         self.engine: Engine | None = engine if isinstance(engine, Engine) else None
         self._engine = engine
         self.results: dict[str, SearchResult] = {}
-
-    def _check_directory(self) -> None:
-        saved, saved_search = self.folder.saved(), load_search_config(self.out_dir)
-        if saved is not None and saved_search is None and self.folder.samples.exists():
-            raise ConfigError(f"{self.out_dir} holds an evaluation run, not a search; use another --out")
-        self.folder.check()
-        if saved_search is not None:
-            check_search_resumable(saved_search, self.search)
 
     async def run(self) -> SearchProgress:
         """Search every problem (resuming from the log) and return the final progress.
@@ -128,10 +116,9 @@ class SearchRunner:
             ConfigError: If ``out_dir`` holds another run or a search with other settings.
             EngineError: When generation fails for good.
         """
-        self._check_directory()  # again: another process may have started a run there since
-        self.engine = self.engine or as_engine(self._engine)  # built now, once every cheap check has passed
-        first_turn = self.folder.claim()  # a pre-0.6 run keeps its 0/1 numbering on disk
-        save_search_config(self.out_dir, self.search)
+        # As the evaluation runner starts: the folder checked again, the engine built, run.json and search.json
+        # written (a pre-0.6 run keeps its 0/1 numbering on disk).
+        self.engine, first_turn = self.folder.start(self.engine or self._engine)
         concurrent = self.options.concurrent_problems
         if self.options.ttrl is not None:
             if self.options.ttrl_needs_gpu and (reason := gpu_missing()):
