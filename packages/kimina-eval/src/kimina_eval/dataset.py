@@ -6,6 +6,17 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+__all__ = [
+    "DatasetError",
+    "FAMILIES",
+    "FAMILY_NAMES",
+    "Problem",
+    "SPLITS",
+    "family_of",
+    "find_minif2f",
+    "load_problems",
+]
+
 SPLITS = ("valid", "test")
 
 # Checked in order: the first matching prefix names the family ("mathd_algebra" before "algebra").

@@ -11,12 +11,14 @@ from typing import Protocol
 
 from kimina_eval.engines.base import EngineError, Messages, SamplingParams
 
+__all__ = ["generate"]
+
 
 class _Generates(Protocol):
     def generate(self, prompts: list[Messages], n: int, sampling: SamplingParams) -> list[list[str]]: ...
 
 
-def derived_sampling(sampling: SamplingParams, key: str) -> SamplingParams:
+def _derived_sampling(sampling: SamplingParams, key: str) -> SamplingParams:
     """`sampling` with its seed mixed with `key` (what is being sampled), or unchanged without a seed.
 
     A fixed seed on every call would repeat the same draws for resumed or extra samples; the derived one is stable for
@@ -43,7 +45,7 @@ async def generate(
         engine: Returns the engine to use (called under the lock, after `prepare`).
         prompts: Chat prompts.
         n: Completions per prompt.
-        sampling: Sampling settings (the seed is derived per call, see `derived_sampling`).
+        sampling: Sampling settings (the seed is derived per call, see `_derived_sampling`).
         key: Names what is sampled (problem, sample, turn or round and step).
         lock: Serialises engine calls (one engine serves every concurrent batch or problem).
         prepare: Awaited under the lock before the call (the search reloads its engine there).
@@ -54,7 +56,7 @@ async def generate(
     Raises:
         EngineError: When the engine returns the wrong number of completions.
     """
-    sampling = derived_sampling(sampling, key)
+    sampling = _derived_sampling(sampling, key)
     async with lock:
         if prepare is not None:
             await prepare()

@@ -6,7 +6,7 @@ when an attempt appears twice (an infra failure graded again on resume) the last
 Turn numbers follow the attempt protocol (`kimina_verify.attempts`): `FIRST_TURN` (1) and `FIX_TURN` (2). Files
 written before kimina-eval 0.6 numbered them 0 and 1 (`LEGACY_FIRST_TURN`). A file's numbering is named by its first
 turn: the run folder's ``run.json`` says it (`kimina_eval.config.load_first_turn`), else the rows do
-(`guess_first_turn`). In memory a `SampleRecord` always has the protocol's numbers; `protocol_turn` and `stored_turn`
+(`guess_first_turn`). In memory a `SampleRecord` always has the protocol's numbers; `protocol_turn` and its inverse
 convert, on read and on write, so that a resumed old run keeps writing 0 and 1 and its file holds one numbering.
 """
 
@@ -22,6 +22,21 @@ from pathlib import Path
 from typing import Any, Self, TextIO
 
 from kimina_verify.attempts import FIRST_TURN, FIX_TURN
+
+__all__ = [
+    "JsonlRows",
+    "JsonlWriter",
+    "LEGACY_FIRST_TURN",
+    "NO_PROOF",
+    "SampleRecord",
+    "SampleWriter",
+    "guess_first_turn",
+    "iter_jsonl",
+    "latest",
+    "load_records",
+    "protocol_turn",
+    "read_jsonl",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +68,7 @@ def protocol_turn(stored: Any, *, first_turn: int = FIRST_TURN) -> int:
     return stored - first_turn + FIRST_TURN
 
 
-def stored_turn(turn: int, *, first_turn: int = FIRST_TURN) -> int:
+def _stored_turn(turn: int, *, first_turn: int = FIRST_TURN) -> int:
     """The inverse of `protocol_turn`: a protocol turn as a file of that numbering stores it."""
     return turn - FIRST_TURN + first_turn
 
@@ -124,7 +139,7 @@ class SampleRecord:
     def to_json(self, *, first_turn: int = FIRST_TURN) -> str:
         """Serialise as one JSON line (without the newline), the turn in the numbering `first_turn` names."""
         row = dataclasses.asdict(self)
-        row["turn"] = stored_turn(self.turn, first_turn=first_turn)
+        row["turn"] = _stored_turn(self.turn, first_turn=first_turn)
         return json.dumps(row, ensure_ascii=False)
 
     @classmethod

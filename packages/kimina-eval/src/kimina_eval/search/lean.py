@@ -12,6 +12,8 @@ from typing import Protocol
 
 from kimina_verify import Verdict, Verifier, VerifyItem
 
+__all__ = ["LeanBackend", "ServerBackend"]
+
 
 class LeanBackend(Protocol):
     """The two Lean services a search needs; `ServerBackend` provides them from a verification server."""

@@ -15,6 +15,8 @@ from kimina_format.lean_lexer import Token
 from kimina_verify import LeanCode
 from kimina_verify.code import THEOREM_KEYWORDS
 
+__all__ = ["Binder", "BinderKind", "Lemma", "lemmas_in_code", "parse_lemmas", "split_statement"]
+
 BinderKind = Literal["explicit", "implicit", "strict_implicit", "instance", "bare"]
 
 _OPENERS = {"(": ")", "[": "]", "{": "}", "⦃": "⦄", "⟨": "⟩"}
@@ -117,7 +119,7 @@ def _split(text: str, name: str, name_token: Token, signature: Sequence[Token]) 
                 name=name,
                 signature=text[name_token.end : signature[-1].end].strip(),
                 binders=tuple(binders),
-                conclusion=render(text, conclusion),
+                conclusion=_render(text, conclusion),
                 key=" ".join(t.text for t in signature),
             )
         if tok.kind == "ident":
@@ -136,7 +138,7 @@ def _split(text: str, name: str, name_token: Token, signature: Sequence[Token]) 
             kind, inside = "strict_implicit", inside[1:-1]
         if not inside:
             return None
-        binders.append(Binder(kind, render(text, inside)))
+        binders.append(Binder(kind, _render(text, inside)))
         i = end + 1
     return None
 
@@ -157,7 +159,7 @@ def _closing(tokens: Sequence[Token], start: int) -> int | None:
     return None
 
 
-def render(text: str, tokens: Sequence[Token]) -> str:
+def _render(text: str, tokens: Sequence[Token]) -> str:
     """The source of ``tokens`` on one line, comments removed.
 
     Tokens that touch stay together; any gap between two tokens (spaces, newlines, comments) becomes one space.

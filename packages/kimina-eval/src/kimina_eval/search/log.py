@@ -30,6 +30,8 @@ from typing import Any, Self
 
 from kimina_eval.store import JsonlWriter, iter_jsonl
 
+__all__ = ["Graded", "NOT_VERIFIED", "SearchLog", "StepKey", "read_events"]
+
 logger = logging.getLogger(__name__)
 
 NOT_VERIFIED = "not_verified"
@@ -89,7 +91,7 @@ class Graded:
         )
 
 
-def step_key(event: dict[str, Any]) -> StepKey | None:
+def _step_key(event: dict[str, Any]) -> StepKey | None:
     """The key of an event, or None when the line is not a search step."""
     problem, round_, step = event.get("problem"), event.get("round"), event.get("step")
     if isinstance(problem, str) and isinstance(round_, int) and isinstance(step, str):
@@ -100,7 +102,7 @@ def step_key(event: dict[str, Any]) -> StepKey | None:
 def read_events(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any] | None]]:
     """Stream ``(line number, event)`` from a search log; unreadable lines yield None, with a warning."""
     for number, row in iter_jsonl(path):
-        if row is not None and step_key(row) is None:
+        if row is not None and _step_key(row) is None:
             logger.warning("%s:%d: skipped, not a search step", path, number)
             row = None
         yield number, row
@@ -122,7 +124,7 @@ class SearchLog:
         self.path = Path(self.path)
         if self.path.exists():
             for number, event in read_events(self.path):
-                key = step_key(event) if event is not None else None
+                key = _step_key(event) if event is not None else None
                 if event is None or key is None:
                     self.corrupt.append(number)
                 else:
@@ -140,7 +142,7 @@ class SearchLog:
 
     def write(self, event: dict[str, Any]) -> None:
         """Append an event; it replaces any earlier event of the same step."""
-        key = step_key(event)
+        key = _step_key(event)
         if key is None:
             raise ValueError(f"not a search step: {json.dumps(event)[:200]}")
         self._writer.write_json([event])
@@ -148,7 +150,7 @@ class SearchLog:
 
     def write_if_changed(self, event: dict[str, Any]) -> None:
         """Append an event unless the same step is already recorded with the same content (a replayed step)."""
-        key = step_key(event)
+        key = _step_key(event)
         if key is None or self.events.get(key) != event:
             self.write(event)
 

@@ -30,6 +30,8 @@ from kimina_eval.search.steps import Job, SearchContext, Steps, Stop
 from kimina_eval.search.ttrl import TTRLBatch, TTRLLemma, gpu_missing
 from kimina_eval.store import SampleRecord
 
+__all__ = ["OUTCOMES", "ProblemSearch", "SearchResult"]
+
 logger = logging.getLogger(__name__)
 
 OUTCOMES = ("solved", "sample_budget", "time_budget", "rounds", "infra")

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from kimina_eval.search.lemmas import Binder, Lemma
 
+__all__ = ["negation_formal_statement", "negation_statement", "quantified"]
 
-def negation_name(lemma: Lemma) -> str:
+
+def _negation_name(lemma: Lemma) -> str:
     """The name of a lemma's negation: its name with dots replaced by underscores, then ``_neg``."""
     return lemma.name.replace(".", "_") + "_neg"
 
@@ -48,7 +50,7 @@ def negation_statement(lemma: Lemma) -> str:
     claim = lemma.conclusion
     if lemma.binders:
         claim = f"∀ {' '.join(quantified(b) for b in lemma.binders)}, {claim}"
-    return f"theorem {negation_name(lemma)} : ¬ ({claim})"
+    return f"theorem {_negation_name(lemma)} : ¬ ({claim})"
 
 
 def negation_formal_statement(lemma: Lemma, header: str = "") -> str:

@@ -15,6 +15,8 @@ from kimina_verify import LeanCode
 
 from kimina_eval.search.lemmas import Lemma
 
+__all__ = ["LemmaPool", "LemmaStatus", "PoolEntry", "proof_block", "used_lemmas", "with_lemmas"]
+
 
 class LemmaStatus(StrEnum):
     """Where a lemma stands.

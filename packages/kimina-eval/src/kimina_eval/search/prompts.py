@@ -15,7 +15,9 @@ from kimina_format.prompts import PROMPT_TEMPLATES
 from kimina_eval.engines.base import Messages
 from kimina_eval.search.lemmas import split_statement
 
-PROPOSAL_TASK = """\
+__all__ = ["FailedAttempt", "proposal_messages", "statement_with_lemmas"]
+
+_PROPOSAL_TASK = """\
 # Your task
 These attempts did not prove the theorem. Break the proof into intermediate lemmas: propose at most {limit} new \
 lemmas that are true, easier than the theorem, and useful to prove it. Each lemma must stand alone: declare every \
@@ -28,7 +30,7 @@ lemma step_1 (x : ℝ) (h₀ : 0 < x) : 0 < x ^ 2 := by sorry
 """
 """The proposal turn's instructions; ``{limit}`` is the most lemmas wanted."""
 
-CONTEXT_COMMENT = "-- Proved lemmas: you may use them in the proof of the theorem below."
+_CONTEXT_COMMENT = "-- Proved lemmas: you may use them in the proof of the theorem below."
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ def proposal_messages(
     if proved:
         blocks = "\n\n".join(block.strip() for block in proved)
         parts.append(f"# Lemmas already proved (do not propose them again)\n```lean4\n{blocks}\n```")
-    parts.append(PROPOSAL_TASK.format(limit=limit))
+    parts.append(_PROPOSAL_TASK.format(limit=limit))
     system = PROMPT_TEMPLATES[template].system
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
@@ -119,4 +121,4 @@ def statement_with_lemmas(formal_statement: str, proved: Sequence[str]) -> str:
         return formal_statement
     header, theorem = split_statement(formal_statement)
     blocks = "\n\n".join(block.strip() for block in proved)
-    return f"{header}{CONTEXT_COMMENT}\n\n{blocks}\n\n{theorem}"
+    return f"{header}{_CONTEXT_COMMENT}\n\n{blocks}\n\n{theorem}"

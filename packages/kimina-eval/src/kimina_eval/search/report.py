@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from kimina_eval.search.trace import INCOMPLETE, ProblemTrace, SearchSummary
 
+__all__ = ["SEARCH_METHOD", "search_section"]
+
 SEARCH_METHOD = (
     " *With lemma search*: share of the searched problems whose search found a verified proof within its budget "
     "(rounds of attempts; between rounds, lemmas proposed from the failed attempts, dropped when their statement does "

@@ -28,6 +28,8 @@ from kimina_eval.search.pool import PoolEntry, with_lemmas
 from kimina_eval.search.ttrl import TestTimeRL, TTRLSample
 from kimina_eval.store import NO_PROOF, SampleWriter
 
+__all__ = ["Job", "SearchContext", "SearchOptions", "Steps", "Stop"]
+
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 

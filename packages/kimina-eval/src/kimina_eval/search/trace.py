@@ -12,6 +12,8 @@ from kimina_eval.metrics import Estimate, bootstrap_mean
 from kimina_eval.search.config import LOG_FILE, SearchConfig, load_search_config
 from kimina_eval.search.log import read_events
 
+__all__ = ["INCOMPLETE", "LemmaTrace", "ProblemTrace", "SearchSummary", "summarize_search"]
+
 INCOMPLETE = "incomplete"
 """Outcome of a problem whose search has not ended (the run was stopped): resume it."""
 
@@ -119,7 +121,7 @@ class SearchSummary:
         }
 
 
-def traces_from_events(events: Iterable[dict[str, Any]]) -> list[ProblemTrace]:
+def _traces_from_events(events: Iterable[dict[str, Any]]) -> list[ProblemTrace]:
     """One trace per problem, from its events in file order.
 
     A problem whose last event is ``end`` has that outcome; otherwise its search was interrupted (``incomplete``).
@@ -166,7 +168,7 @@ def summarize_search(directory: str | os.PathLike[str], *, seed: int = 0) -> Sea
         else:
             # The samples are what makes a log large; a trace needs only the outcome and the pool.
             events.append({k: v for k, v in event.items() if k not in ("jobs", "checks", "proof")})
-    traces = traces_from_events(events)
+    traces = _traces_from_events(events)
     finished = [float(t.solved) for t in traces if t.finished]
     return SearchSummary(
         config=load_search_config(folder),

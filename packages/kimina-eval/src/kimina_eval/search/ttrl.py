@@ -27,6 +27,8 @@ from kimina_verify import VerifierOptions
 
 from kimina_eval.engines.base import Messages
 
+__all__ = ["TTRLBatch", "TTRLFactory", "TTRLLemma", "TTRLSample", "TTRLSetup", "TestTimeRL", "gpu_missing", "load_hook"]
+
 
 @dataclass(frozen=True)
 class TTRLSample:
