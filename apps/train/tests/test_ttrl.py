@@ -11,8 +11,16 @@ from pathlib import Path
 import pytest
 from kimina_eval.search import TTRLBatch, TTRLLemma, TTRLSample, TTRLSetup
 from kimina_format.prompts import build_messages
-from kimina_train.ttrl import TTRLError, TTRLTrainer, trained_model, trainer, training_rows, write_rows
-from kimina_verify import Endpoint, VerifierOptions
+from kimina_train.ttrl import (
+    TTRLError,
+    TTRLTrainer,
+    trained_model,
+    trainer,
+    training_rows,
+    verifier_overrides,
+    write_rows,
+)
+from kimina_verify import Endpoint, Retries, Timeouts, VerifierOptions
 
 PROBLEM = "amc12a_2015_p10"
 KEY_FACTOR = "theorem key_factor (x y : ℤ) (h₂ : x + y + x * y = 80) : (x + 1) * (y + 1) = 81 := by"
@@ -117,9 +125,8 @@ def test_a_round_trains_from_the_rounds_model_and_returns_the_saved_weights(
     batch: TTRLBatch, tiny_model: Path, tmp_path: Path
 ) -> None:
     run = FakeRun(tiny_model)
-    hook = TTRLTrainer(
-        tmp_path, lean_url="http://lean:8000", lean_api_key="secret", overrides=("trainer.nnodes=1",), launch=run
-    )
+    verifier = VerifierOptions(Endpoint("http://lean:8000", "secret"), Timeouts(lean_s=120), Retries(count=0))
+    hook = TTRLTrainer(tmp_path, verifier, overrides=("trainer.nnodes=1",), launch=run)
     model = hook(batch)
     folder = tmp_path / PROBLEM / "round-2"
     assert model == str(folder / "checkpoints" / "global_step_4" / "actor" / "huggingface")
@@ -127,12 +134,39 @@ def test_a_round_trains_from_the_rounds_model_and_returns_the_saved_weights(
     assert command[:7] == [sys.executable, "-m", "kimina_train", "--recipe", "ttrl", "--run-dir", str(folder)]
     assert "actor_rollout_ref.model.path=/models/prover" in command
     assert "kimina_rl.verifier.endpoint.url=http://lean:8000" in command and command[-1] == "trainer.nnodes=1"
+    # The search's own Lean timeout follows it into the rewards; its client retries and limits do not (the run's own).
+    assert "kimina_rl.verifier.timeouts.lean_s=120.0" in command
+    assert not [c for c in command if c.startswith(("kimina_rl.verifier.retries", "kimina_rl.verifier.limits"))]
     assert "trainer.total_training_steps=4" in command and "trainer.total_epochs=4" in command
     assert "data.train_batch_size=8" in command and "--dry-run" not in command
     assert env["LEAN_SERVER_API_KEY"] == "secret" and "secret" not in " ".join(command)
     assert log == folder / "ttrl.log"
     assert shlex.split((folder / "command.sh").read_text()) == command
     assert (folder / "data" / "train.parquet").is_file()
+
+
+def test_the_old_lean_url_and_key_arguments_still_work_with_a_warning(batch: TTRLBatch, tmp_path: Path) -> None:
+    run = FakeRun(None)
+    with pytest.warns(DeprecationWarning, match="pass verifier=VerifierOptions"):
+        hook = TTRLTrainer(tmp_path, lean_url="http://old:8000", lean_api_key="secret", dry_run=True, launch=run)
+    assert hook.verifier.endpoint == Endpoint("http://old:8000", "secret")
+    assert (hook.lean_url, hook.lean_api_key) == ("http://old:8000", "secret")
+    assert hook(batch) is None
+    [(command, _, env)] = run.calls
+    assert "kimina_rl.verifier.endpoint.url=http://old:8000" in command and env["LEAN_SERVER_API_KEY"] == "secret"
+    with pytest.warns(DeprecationWarning):
+        assert TTRLTrainer(tmp_path, "http://positional:8000").lean_url == "http://positional:8000"
+
+
+def test_verifier_overrides_carry_what_the_search_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEAN_SERVER_API_URL", "http://from-env:9000")
+    assert verifier_overrides(VerifierOptions()) == ["kimina_rl.verifier.endpoint.url=http://from-env:9000"]
+    changed = VerifierOptions(Endpoint(protocol="v1"), cache="/tmp/verdicts x.sqlite", lean_env="lean-4.19")
+    assert verifier_overrides(changed)[1:] == [
+        "kimina_rl.verifier.endpoint.protocol=v1",
+        "kimina_rl.verifier.cache='/tmp/verdicts x.sqlite'",
+        "kimina_rl.verifier.lean_env=lean-4.19",
+    ]
 
 
 def test_a_failed_run_or_a_run_without_weights_is_an_error_naming_the_log(
@@ -158,6 +192,7 @@ def test_the_factory_reads_its_options(tmp_path: Path) -> None:
     hook = trainer(setup(tmp_path, steps="2", batch_size="4", dry_run="true", **{"trainer.n_gpus_per_node": "2"}))
     assert (hook.steps, hook.batch_size, hook.dry_run, hook.out_dir) == (2, 4, True, tmp_path / "ttrl")
     assert hook.overrides == ("trainer.n_gpus_per_node=2",) and hook.lean_url == "http://lean:8000"
+    assert hook.verifier == setup(tmp_path).verifier  # the search's options, whole
     with pytest.raises(ValueError, match=r"unknown test-time RL option\(s\) step \(known: recipe, model, steps"):
         trainer(setup(tmp_path, step="2"))
     with pytest.raises(ValueError, match="bad test-time RL option: invalid literal for int"):

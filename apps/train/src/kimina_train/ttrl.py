@@ -22,6 +22,7 @@ import re
 import shlex
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,8 @@ from typing import Any, cast
 from kimina_data.steps.export import ABILITY, verl_features, write_parquet
 from kimina_eval.search.ttrl import TTRLBatch, TTRLSetup
 from kimina_format.prompts import TemplateName, build_messages
+from kimina_verify import VerifierOptions
+from kimina_verify.config import dump_config
 
 __all__ = [
     "Launcher",
@@ -39,6 +42,7 @@ __all__ = [
     "trained_model",
     "trainer",
     "training_rows",
+    "verifier_overrides",
     "write_rows",
 ]
 
@@ -61,14 +65,17 @@ def _run_logged(command: list[str], log: Path, env: Mapping[str, str]) -> int:
         return subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, env=env, check=False).returncode
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class TTRLTrainer:
     """The test-time RL hook: writes a round's batch as verl data, trains on it, and returns the trained model.
 
     Args:
         out_dir: Where each round's run folder goes: ``out_dir / PROBLEM / round-N`` (data, config, logs, weights).
-        lean_url: The verification server the rewards use (the search's), or None for ``$LEAN_SERVER_API_URL``.
-        lean_api_key: Its API key, handed to the run as ``$LEAN_SERVER_API_KEY`` (never on a command line).
+        verifier: The search's verifier options, passed whole (`kimina_eval.search.TTRLSetup.verifier`): the rewards
+            use the same server (its URL as resolved, on the command line), the same API key (as
+            ``$LEAN_SERVER_API_KEY``, never on a command line) and whatever else the search changed from
+            kimina-verify's defaults (Lean timeout, checks, cache, ``lean_env``) as ``kimina_rl.verifier.*``
+            overrides; see `verifier_overrides`. None: kimina-verify's defaults.
         recipe: The recipe to run: a name in ``apps/train/recipes/`` or a YAML file.
         steps: Training steps per round.
         batch_size: Prompts per step (``data.train_batch_size``); each gets the recipe's ``rollout.n`` rollouts.
@@ -78,22 +85,71 @@ class TTRLTrainer:
         dry_run: Write the data and compose the run (``kimina-train --dry-run --show-config``: the plan and the
             resolved config go to the round's log), but train nothing.
         launch: Runs the ``kimina-train`` command; replaced in tests.
+        lean_url: Deprecated (kimina-train 0.4): ``verifier=VerifierOptions(Endpoint(url))``.
+        lean_api_key: Deprecated (kimina-train 0.4): ``verifier=VerifierOptions(Endpoint(url, key))``.
     """
 
     out_dir: Path
-    lean_url: str | None = None
-    lean_api_key: str | None = None
-    recipe: str = "ttrl"
-    steps: int = 4
-    batch_size: int = 8
-    model: str | None = None
-    overrides: tuple[str, ...] = ()
-    dry_run: bool = False
-    launch: Launcher = field(default=_run_logged, repr=False)
+    verifier: VerifierOptions
+    recipe: str
+    steps: int
+    batch_size: int
+    model: str | None
+    overrides: tuple[str, ...]
+    dry_run: bool
+    launch: Launcher = field(repr=False)
 
-    def __post_init__(self) -> None:
-        if self.steps < 1 or self.batch_size < 1:
-            raise ValueError(f"steps and batch_size must be >= 1, got {self.steps} and {self.batch_size}")
+    def __init__(
+        self,
+        out_dir: Path,
+        verifier: VerifierOptions | None = None,
+        *,
+        recipe: str = "ttrl",
+        steps: int = 4,
+        batch_size: int = 8,
+        model: str | None = None,
+        overrides: tuple[str, ...] = (),
+        dry_run: bool = False,
+        launch: Launcher = _run_logged,
+        lean_url: str | None = None,
+        lean_api_key: str | None = None,
+    ) -> None:
+        given: object = verifier
+        if isinstance(given, str):  # kimina-train 0.4's second positional argument was the URL
+            verifier, lean_url = None, given
+        options = verifier if verifier is not None else VerifierOptions()
+        if lean_url is not None or lean_api_key is not None:
+            warnings.warn(
+                "TTRLTrainer(lean_url=..., lean_api_key=...) is deprecated: pass "
+                "verifier=VerifierOptions(Endpoint(url, api_key)), e.g. the search's TTRLSetup.verifier",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            options = options.with_endpoint(lean_url, lean_api_key)
+        if steps < 1 or batch_size < 1:
+            raise ValueError(f"steps and batch_size must be >= 1, got {steps} and {batch_size}")
+        for name, value in [
+            ("out_dir", out_dir),
+            ("verifier", options),
+            ("recipe", recipe),
+            ("steps", steps),
+            ("batch_size", batch_size),
+            ("model", model),
+            ("overrides", tuple(overrides)),
+            ("dry_run", dry_run),
+            ("launch", launch),
+        ]:
+            object.__setattr__(self, name, value)
+
+    @property
+    def lean_url(self) -> str:
+        """The verification server's URL as resolved (kept for callers of kimina-train 0.4's ``lean_url``)."""
+        return self.verifier.endpoint.resolved_url()
+
+    @property
+    def lean_api_key(self) -> str | None:
+        """Its API key as given, or None (kept for callers of kimina-train 0.4's ``lean_api_key``)."""
+        return self.verifier.endpoint.api_key
 
     def __call__(self, batch: TTRLBatch) -> str | None:
         """Train on ``batch``; returns the trained model's directory, or None after a dry run.
@@ -124,8 +180,7 @@ class TTRLTrainer:
             f"trainer.total_training_steps={self.steps}",
             f"trainer.total_epochs={math.ceil(self.steps / batches_per_epoch)}",
         ]
-        if self.lean_url:
-            overrides.append(f"kimina_rl.verifier.endpoint.url={_hydra_value(self.lean_url)}")
+        overrides += verifier_overrides(self.verifier)
         gpus = _visible_gpus()
         if gpus and not any(o.startswith("trainer.n_gpus_per_node=") for o in self.overrides):
             overrides.append(f"trainer.n_gpus_per_node={gpus}")
@@ -135,9 +190,55 @@ class TTRLTrainer:
     def environment(self) -> dict[str, str]:
         """The environment of the training run: ours, with the verification server's API key when one was given."""
         env = dict(os.environ)
-        if self.lean_api_key:
-            env["LEAN_SERVER_API_KEY"] = self.lean_api_key
+        if self.verifier.endpoint.api_key:
+            env["LEAN_SERVER_API_KEY"] = self.verifier.endpoint.api_key
         return env
+
+
+# Left to the training run: its client's throughput and retries (the RL scorer owns its retry budget), and the key,
+# which goes in the environment.
+_OWN_VERIFIER_KEYS = ("endpoint.api_key", "endpoint.url", "limits.", "retries.")
+
+
+def verifier_overrides(verifier: VerifierOptions) -> list[str]:
+    """The ``kimina_rl.verifier.*`` Hydra overrides that make a training run's rewards verify as the search does.
+
+    Always the server's URL as resolved (so ``command.sh`` names it); then every plain setting the search changed
+    from kimina-verify's defaults (``timeouts.lean_s``, ``checks.print_axioms``, ``cache``, ``lean_env``...), except
+    the client's limits and retries (the training run's own) and the API key (passed in the environment). The
+    integrity policy's lists are not passed: a run with another policy sets them in its recipe.
+
+    Example:
+        >>> from kimina_verify import Endpoint, Timeouts
+        >>> verifier_overrides(VerifierOptions(Endpoint("http://lean:8000", "key"), Timeouts(lean_s=120)))
+        ['kimina_rl.verifier.endpoint.url=http://lean:8000', 'kimina_rl.verifier.timeouts.lean_s=120.0']
+    """
+    url = _hydra_value(verifier.endpoint.resolved_url())
+    overrides = [f"kimina_rl.verifier.endpoint.url={url}"]
+    defaults = _leaves(dump_config(VerifierOptions()))
+    for key, value in _leaves(dump_config(verifier)).items():
+        if value != defaults.get(key) and not key.startswith(_OWN_VERIFIER_KEYS) and not isinstance(value, list):
+            overrides.append(f"kimina_rl.verifier.{key}={_hydra_scalar(value)}")
+    return overrides
+
+
+def _leaves(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A nested mapping as ``{"a.b": leaf}``."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            out.update(_leaves(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _hydra_scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return _hydra_value(str(value))
 
 
 def training_rows(batch: TTRLBatch) -> list[dict[str, Any]]:
@@ -237,13 +338,7 @@ def trainer(setup: TTRLSetup) -> TTRLTrainer:
             "an openai engine samples from a server, so test-time RL cannot tell which weights to train: pass "
             "--ttrl-option model=DIR (the weights the server serves); the server keeps serving them"
         )
-    return TTRLTrainer(
-        out_dir=setup.out_dir / "ttrl",
-        lean_url=setup.lean_url,
-        lean_api_key=setup.lean_api_key,
-        overrides=overrides,
-        **settings,
-    )
+    return TTRLTrainer(setup.out_dir / "ttrl", setup.verifier, overrides=overrides, **settings)
 
 
 def _settings(options: Mapping[str, str]) -> dict[str, Any]:
