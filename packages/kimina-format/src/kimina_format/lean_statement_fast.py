@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from kimina_format.lean_decls import COMMAND_WORDS, DECLARATION_KEYWORDS, THEOREM_KEYWORDS
-from kimina_format.lean_lexer import QUOTE_TOKEN_HEADS, ID_FIRST_CLASS, ID_REST_CLASS
+from kimina_format.lean_lexer import ID_FIRST_CLASS, ID_REST_CLASS, QUOTE_TOKEN_HEADS
 from kimina_format.lean_source import strip_comments
 
 _PART = f"[{ID_FIRST_CLASS}][{ID_REST_CLASS}]*"
