@@ -338,8 +338,8 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
     """Take the tactic blocks apart: each one's code and proof lines, all their proof lines, the comments of each.
 
     `other` holds the header lines and declaration signatures of the blocks that have some. `text` is the blocks'
-    texts joined, and `chars` counts its non-whitespace characters, comments included. A block of plain tactics (most are) needs only its
-    lines stripped; the others go through `split_lean`.
+    texts joined, and `chars` counts its non-whitespace characters, comments included. A block of plain tactics
+    (most are) needs only its lines stripped; the others go through `split_lean`.
     """
     code_lines: list[int] = []
     proof_counts: list[int] = []
@@ -351,9 +351,9 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
     if all_plain_tactics(texts, joined):
         # The usual completion: every block is plain tactics, so each one's code and proof lines are its lines.
         for text in texts:
-            lines = proof_lines(text)
-            code_lines.append(len(lines))
-            body += lines
+            plain = proof_lines(text)
+            code_lines.append(len(plain))
+            body += plain
         counts = tuple(code_lines)
         return TacticBlockLines(counts, counts, body, other, comments, non_space_length(joined), joined)
     for text in texts:
