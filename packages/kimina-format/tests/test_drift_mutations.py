@@ -105,6 +105,33 @@ def test_a_long_line_repeated_twelve_times_in_a_row(passing_rows: list[Row]) -> 
     run(passing_rows, mutate, {Code.CONSECUTIVE_REPEATS}, exact=False)
 
 
+SPELLED = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen".split()
+
+
+@pytest.mark.parametrize("where", ["start", "end"])
+def test_one_of_its_lines_looped_with_a_counter(passing_rows: list[Row], where: str) -> None:
+    # One of the completion's own long lines written 16 times in a row, each copy numbered in words.
+    def mutate(row: Row) -> str | None:
+        lines = [line for line in prose_lines(row, 60) if len(line) < 400]
+        if not lines or not small(row, 16 * len(lines[0])):
+            return None
+        copies = [f"Try {w}: {lines[0]}" if where == "start" else f"{lines[0]} (try {w})" for w in SPELLED]
+        return after_think_open(row["completion"], "\n".join(copies))
+
+    run(passing_rows, mutate, {Code.CONSECUTIVE_REPEATS}, exact=False)
+
+
+def test_steps_numbered_in_words_are_fine(passing_rows: list[Row]) -> None:
+    # The harmless look-alike: sixteen different steps, each opening with a step number spelled out.
+    steps = [
+        f"Step {w}: we bound the {WORDS[i]} term by the {WORDS[(i * 5 + 3) % 16]} estimate, then compare it with"
+        f" the {WORDS[(i * 7 + 1) % 16]} case and keep the {WORDS[(i * 3 + 2) % 16]} factor."
+        for i, w in enumerate(SPELLED)
+    ]
+    plan = "\n".join(steps)
+    run(passing_rows, lambda r: after_think_open(r["completion"], plan) if small(r, len(plan)) else None, set())
+
+
 def reword(line: str, i: int) -> str:
     """`line` with one word replaced near its start (odd `i`) or its end (even `i`): a different copy for each `i`."""
     words = line.split()

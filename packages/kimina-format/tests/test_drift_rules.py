@@ -88,6 +88,61 @@ def test_the_loop_limit_is_configurable(build: Builder) -> None:
     assert codes(text, config=FormatConfig(max_consecutive_repeats=None)) == set()
 
 
+# Rule 3: loops whose copies differ in a word (a spelled-out counter, a name): no two lines are equal.
+
+NUMBER_WORDS = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen".split()
+SENTENCE = "let me try the substitution again and simplify both sides of the equation carefully."
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "Attempt {}: " + SENTENCE,  # the word opens the line
+        SENTENCE.capitalize() + " (attempt {})",  # the word ends it
+        "Let me try the {} substitution again and simplify both sides of the equation carefully.",  # in the middle
+    ],
+)
+@pytest.mark.parametrize(("copies", "broken"), [(10, False), (11, True), (15, True)])
+def test_a_loop_told_apart_by_one_word(build: Builder, template: str, copies: int, broken: bool) -> None:
+    verdict = check_format(build(reasoning="\n\n".join(template.format(w) for w in NUMBER_WORDS[:copies])))
+    assert (Code.CONSECUTIVE_REPEATS in verdict.codes) is broken, verdict.violations
+    assert verdict.metrics.template_repeats == (copies if broken else 0)
+    assert verdict.metrics.max_line_repeats == 1  # no two lines are equal: the other loop rules see nothing
+
+
+def test_a_two_line_passage_told_apart_by_a_counter(build: Builder) -> None:
+    passage = "Round {}: we substitute x = y + 1 into the equation and expand the square on the left.\n" + PARAGRAPH[1]
+    verdict = check_format(build(reasoning="\n".join(passage.format(w) for w in NUMBER_WORDS[:12])))
+    assert Code.CONSECUTIVE_REPEATS in verdict.codes
+    assert verdict.metrics.template_repeats == 12
+
+
+def test_an_enumeration_with_one_ending_is_not_a_template_loop(build: Builder) -> None:
+    # Twenty cases that end alike ("..., which is not a solution") but compute something new each time.
+    cases = [
+        f"For n = {i}: n^2 + 3n = {i * i + 3 * i}, and {i * i + 3 * i} mod 7 = {(i * i + 3 * i) % 7}, which is not a solution."
+        for i in range(20)
+    ]
+    verdict = check_format(build(reasoning="\n".join(cases)))
+    assert verdict.ok, verdict.violations
+    assert verdict.metrics.template_repeats == 0
+
+
+def test_distinct_lines_with_one_opening_are_not_a_template_loop(build: Builder) -> None:
+    # Twenty steps that open alike ("Now we use the fact that") and say different things after it.
+    steps = [f"Now we use the fact that {line}" for line in distinct_lines(20)]
+    assert check_format(build(reasoning="\n".join(steps))).ok
+
+
+def test_the_template_loop_limit_is_configurable(build: Builder) -> None:
+    text = build(reasoning="\n".join(f"Attempt {w}: " + SENTENCE for w in NUMBER_WORDS))
+    assert codes(text) == {Code.CONSECUTIVE_REPEATS}
+    assert codes(text, config=FormatConfig(max_template_repeats=15)) == set()
+    assert codes(text, config=FormatConfig(max_template_repeats=None)) == set()
+    with pytest.raises(ValueError, match="template_band_chars"):
+        FormatConfig(template_band_chars=0)
+
+
 # Rule 3: near-duplicates.
 
 

@@ -123,8 +123,13 @@ def test_explanation_after_the_code(passing_rows: list[Row]) -> None:
 def spread(line: str, copies: int) -> str:
     """`copies` of `line`, each followed by a different long line: repeated, but not in a row (not a loop)."""
     words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
-    others = [f"Then {a} and {b} are compared once more, with the same outcome." for a in words for b in words]
-    return "\n".join(f"{line}\n{other}" for other in others[:copies])
+    # Different lines, not one sentence with two words swapped (that would be a loop told apart by a word).
+    others = [
+        f"{words[i % 16]} {words[i // 16 % 16]} observation: the bound for {words[(i * 7) % 16]} holds, as shown,"
+        f" then {words[(i * 3) % 16]} {words[(i * 5 + 1) % 16]} {words[i // 16 % 16]} follows from it"
+        for i in range(copies)
+    ]
+    return "\n".join(f"{line}\n{other}" for other in others)
 
 
 def fits(row: Row, insert: str) -> str | None:

@@ -207,7 +207,7 @@ DRIFTS: dict[str, tuple[Edit, str, int]] = {
     "spelled_number_loop": (
         lambda r: _after_think_open(r["completion"], _numbered_loop()),
         "60 copies of one sentence told apart only by a spelled-out number",
-        189,
+        0,
     ),
     # the summary region
     "summary_line_loop": (

@@ -167,11 +167,29 @@ def test_plain_tokens_are_the_lexer_tokens(rows: list[dict[str, Any]]) -> None:
         "/-/ theorem t : True := trivial -/",  # Lean skips the comment's third character
         "theorem t (x : ℕ) :\u00a0x = x := rfl",  # a no-break space is a symbol to Lean
         "namespace N theorem t : True := trivial end N",
-        "theorem t : (2 : ℕ) = 2 := by exact (f ⁻¹' s)",  # Mathlib's quote token
+        "theorem t : (f ⁻¹'' s) = s := rfl",  # Mathlib's two-quote token, which `TOKEN` would split
+        "theorem t : (f ⁻¹'-- s\n) = s := rfl",  # Lean reads on inside the comment without Mathlib
+        "theorem t : (∑'/- x -/ n, f n) = 0 := rfl",
+        "theorem t : (f ⁻¹'r#x) = s := rfl",
+        "theorem t : (2 : ℕ) = 2 := by exact ('⁻¹' s)",  # a quote that opens a character literal
     ],
 )
 def test_text_only_the_lexer_reads_right_is_not_plain(text: str) -> None:
     assert not is_plain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "theorem t (f : ℝ → ℝ) : (f ⁻¹' {0}).Finite := by",  # Mathlib's preimage token (aime_1983_p3)
+        "theorem t : (∑' n : ℕ, (1 : ℝ) / 2 ^ n) = 2 := by",
+        "theorem t : ∏' n : ℕ, f n = 1 := by",
+    ],
+)
+def test_quote_tokens_are_plain_with_the_lexer_tokens(text: str) -> None:
+    assert is_plain(text)
+    assert plain_tokens(text) == [t.text for t in lex(text).tokens]
+    assert not lex(text).problems
 
 
 def test_fingerprint_ignores_names_comments_layout_but_not_mathematics() -> None:

@@ -74,7 +74,8 @@ _HEX = re.compile(r"[0-9a-fA-F]")
 _SIMPLE_ESCAPES = frozenset("\\\"'rnt")
 _NOT_NEWLINE = re.compile(r"[^\n]")
 # What comes before the quote of Mathlib's tokens that end in one (`''` is recognised from its first quote).
-_QUOTE_TOKEN_HEADS = ("⁻¹", "∑", "∏")
+QUOTE_TOKEN_HEADS = ("⁻¹", "∑", "∏")
+"""Symbols that Mathlib continues with a `'` into one token (`f ⁻¹' s`, `∑' n, f n`)."""
 # Characters after which Lean's next token starts for sure (`clean`), or may not (`symbol`, `word`).
 Before = Literal["clean", "word", "symbol", "closer", "literal"]
 # Closing brackets: no token of Lean or Mathlib starts with one and goes on, so what follows starts a new token.
@@ -321,7 +322,7 @@ class _Lexer:
         if src.startswith("''", i):
             self.glued(i, "`''`")
             return self.quote_token(i)
-        if self.before == "symbol" and src.endswith(_QUOTE_TOKEN_HEADS, 0, i):
+        if self.before == "symbol" and src.endswith(QUOTE_TOKEN_HEADS, 0, i):
             return self.quote_token(i)
         self.glued(i, "a character literal")
         if i + 1 >= self.n:

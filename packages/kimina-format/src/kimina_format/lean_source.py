@@ -169,7 +169,7 @@ def split_lean(source: str) -> LeanParts:
     code, comments = strip_comments(source)
     if _STRUCTURE.search("\n" + code) is None:
         # Most tactic blocks are plain tactics: every non-blank line is proof (and this path is much faster).
-        body = _proof_lines(code)
+        body = proof_lines(code)
         return LeanParts(source, code, comments, (), (), body, ((0, len(code)),) if body else (), len(code), len(body))
     header: list[str] = []
     statements: list[str] = []
@@ -216,7 +216,7 @@ def split_lean(source: str) -> LeanParts:
             body_lines.append(rest)
         if _KEYWORD_LINE.search(keyword_lines, offset) is None:
             # The usual file ends with a proof that runs to its end: take the remaining lines in bulk.
-            proof = _proof_lines(code[offset:])
+            proof = proof_lines(code[offset:])
             body_lines += proof
             code_lines += len(proof)
             break
@@ -244,10 +244,18 @@ def plain_tactic_lines(source: str) -> tuple[str, ...] | None:
     """
     if "--" in source or "/-" in source or _STRUCTURE.search("\n" + source) is not None:
         return None
-    return _proof_lines(source)
+    return proof_lines(source)
 
 
-def _proof_lines(code: str) -> tuple[str, ...]:
+def all_plain_tactics(texts: list[str], joined: str) -> bool:
+    """Whether every one of `texts` is plain tactics (`plain_tactic_lines` would take each), checked on all at once.
+
+    `joined` is `"".join(texts)`: a `--` or `/-` made across two texts only sends them to the per-text check.
+    """
+    return "--" not in joined and "/-" not in joined and _STRUCTURE.search("\n" + "\n".join(texts)) is None
+
+
+def proof_lines(code: str) -> tuple[str, ...]:
     """The stripped non-blank lines of `code`."""
     if "\n" not in code:  # a one-line block, the most common kind
         line = code.strip()

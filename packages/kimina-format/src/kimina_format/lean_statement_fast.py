@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from kimina_format.lean_decls import COMMAND_WORDS, DECLARATION_KEYWORDS, THEOREM_KEYWORDS
-from kimina_format.lean_lexer import ID_FIRST_CLASS, ID_REST_CLASS
+from kimina_format.lean_lexer import ID_FIRST_CLASS, ID_REST_CLASS, QUOTE_TOKEN_HEADS
 from kimina_format.lean_source import strip_comments
 
 _PART = f"[{ID_FIRST_CLASS}][{ID_REST_CLASS}]*"
@@ -38,6 +38,8 @@ _UNSAFE = ('"', "«", "»", "/-/", "/--/", "_root_", "namespace")
 # starts a token (`2'` is a number and a quote).
 _RUN_BEFORE_QUOTE = re.compile(rf"(?<![{ID_REST_CLASS}])[{ID_REST_CLASS}]+\Z")
 _ID_FIRST = re.compile(f"[{ID_FIRST_CLASS}]")
+# What may not follow Mathlib's quote tokens on plain text: the lexer's `_resumes_cleanly` refuses these characters.
+_QUOTE_TOKEN_STOPS = frozenset("-/\"'«»`")
 _AFTER_NAME = re.compile(rf"[{ID_REST_CLASS}]|\.[{ID_FIRST_CLASS}]")
 _NAME_CHAR = re.compile(rf"[{ID_REST_CLASS}.]")
 _END = rf"(?![{ID_REST_CLASS}]|\.[{ID_FIRST_CLASS}])"
@@ -78,10 +80,23 @@ def is_plain(text: str, *, spaces: bool = True) -> bool:
     at = text.find("'")
     while at != -1:
         run = _RUN_BEFORE_QUOTE.search(text, max(0, at - 64), at) if at else None
-        if run is None or _ID_FIRST.match(run.group()) is None:
+        if (run is None or _ID_FIRST.match(run.group()) is None) and not _quote_token(text, at):
             return False  # a `'` that starts a token: a character literal, or Mathlib's `''`
         at = text.find("'", at + 1)
     return True
+
+
+def _quote_token(text: str, at: int) -> bool:
+    """Whether the `'` at `at` is Mathlib's one-quote token after `⁻¹`, `∑` or `∏` (`f ⁻¹' s`), read as the lexer does.
+
+    The lexer takes it as a symbol (`lean_lexer._Lexer.quote_token`), as `TOKEN` does, when the two characters after
+    it open nothing (a second `'` makes the two-quote token, which `TOKEN` would split).
+    """
+    return (
+        text.endswith(QUOTE_TOKEN_HEADS, 0, at)
+        and not any(c in _QUOTE_TOKEN_STOPS for c in text[at + 1 : at + 3])
+        and "r#" not in text[at + 1 : at + 5]
+    )
 
 
 def plain_tokens(text: str) -> list[str]:

@@ -14,7 +14,15 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, NamedTuple
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
-from kimina_format.lean_source import Comment, LeanParts, non_space_length, plain_tactic_lines, split_lean
+from kimina_format.lean_source import (
+    Comment,
+    LeanParts,
+    all_plain_tactics,
+    non_space_length,
+    plain_tactic_lines,
+    proof_lines,
+    split_lean,
+)
 from kimina_format.padding import junk_characters, over_limit_run
 from kimina_format.parsing import Block, Completion
 from kimina_format.repetition import Repetition, line_keys, measure_repetition
@@ -70,6 +78,8 @@ class FormatMetrics:
         max_line_repeats: Occurrences of the most repeated long prose line (near-duplicates merged).
         duplicate_line_ratio: Share of long prose lines that repeat an earlier one.
         consecutive_repeats: Copies in a row of the most looped passage of long prose lines (1: no loop).
+        template_repeats: Copies in a row of the most looped passage of long prose lines equal in their opening or
+            their ending (`template_band_chars`, digits kept), when more than `max_template_repeats` (0 otherwise).
         loop_lines: Long lines in one copy of that passage (0: no loop).
         near_duplicates: Most near-duplicates of one prose line of at least `near_duplicate_min_chars` characters.
         paraphrased_copies: Most long prose lines that share one anchored middle passage (copies reworded at both
@@ -124,6 +134,7 @@ class FormatMetrics:
     max_line_repeats: int = 0
     duplicate_line_ratio: float = 0.0
     consecutive_repeats: int = 1
+    template_repeats: int = 0
     loop_lines: int = 0
     near_duplicates: int = 0
     paraphrased_copies: int = 0
@@ -225,6 +236,7 @@ def measure(
         "max_line_repeats": repetition.max_repeats,
         "duplicate_line_ratio": repetition.duplicate_ratio,
         "consecutive_repeats": repetition.consecutive,
+        "template_repeats": repetition.template_repeats,
         "loop_lines": repetition.loop_lines,
         "near_duplicates": repetition.near_duplicates,
         "paraphrased_copies": repetition.anchored_copies,
@@ -326,15 +338,24 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
     """Take the tactic blocks apart: each one's code and proof lines, all their proof lines, the comments of each.
 
     `other` holds the header lines and declaration signatures of the blocks that have some. `text` is the blocks'
-    texts joined, and `chars` counts its non-whitespace characters, comments included. A block of plain tactics (most are) needs only its
-    lines stripped; the others go through `split_lean`.
+    texts joined, and `chars` counts its non-whitespace characters, comments included. A block of plain tactics
+    (most are) needs only its lines stripped; the others go through `split_lean`.
     """
     code_lines: list[int] = []
-    proof_lines: list[int] = []
+    proof_counts: list[int] = []
     body: list[str] = []
     other: list[str] = []
     comments: list[tuple[Comment, ...]] = []
     texts = [block.text for block in blocks]
+    joined = "".join(texts)
+    if all_plain_tactics(texts, joined):
+        # The usual completion: every block is plain tactics, so each one's code and proof lines are its lines.
+        for text in texts:
+            plain = proof_lines(text)
+            code_lines.append(len(plain))
+            body += plain
+        counts = tuple(code_lines)
+        return TacticBlockLines(counts, counts, body, other, comments, non_space_length(joined), joined)
     for text in texts:
         lines = plain_tactic_lines(text)
         if lines is None:
@@ -347,11 +368,10 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
                 comments.append(parts.comments)
         else:
             code_lines.append(len(lines))
-        proof_lines.append(len(lines))
+        proof_counts.append(len(lines))
         body += lines
-    joined = "".join(texts)
     return TacticBlockLines(
-        tuple(code_lines), tuple(proof_lines), body, other, comments, non_space_length(joined), joined
+        tuple(code_lines), tuple(proof_counts), body, other, comments, non_space_length(joined), joined
     )
 
 

@@ -12,6 +12,7 @@ import string
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import compress
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -45,6 +46,8 @@ class Repetition(NamedTuple):
             are more long lines than `max_paraphrased_copies` (0 otherwise).
         paragraph_repeats: Occurrences of the most repeated paragraph (a stretch between blank lines, by its keys)
             of at least `repetition_min_chars` bytes.
+        template_repeats: Copies in a row of the most looped passage of long lines compared by their opening or
+            their ending only (see `_template_loop`), when more than `max_template_repeats` (0 otherwise).
     """
 
     lines: int
@@ -59,6 +62,7 @@ class Repetition(NamedTuple):
     longest_line: int = 0
     anchored_copies: int = 0
     paragraph_repeats: int = 0
+    template_repeats: int = 0
 
 
 def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str]) -> Repetition:
@@ -82,9 +86,16 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
     ratio = 1.0 - len(counts) / len(long)
     copies, period, _ = _longest_loop(long, counts) if most > 1 else (1, 0, 0)
     limit = config.max_consecutive_repeats
+    exact_lines: list[str] = []
+
+    def exact() -> list[str]:
+        # The long lines digit for digit, made once, and only when a loop by keys must be confirmed.
+        if not exact_lines:
+            exact_lines.extend(exact_long_lines(text(), config.repetition_min_chars, keys.split(b"\n")))
+        return exact_lines
+
     if limit is not None and copies > limit:
-        exact = exact_long_lines(text(), config.repetition_min_chars, keys.split(b"\n"))
-        copies, period, _ = _longest_loop(exact, Counter(exact))
+        copies, period, _ = _longest_loop(exact(), Counter(exact()))
     return Repetition(
         lines,
         most,
@@ -98,7 +109,67 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
         _longest(long),
         _anchored_copies(long) if _over(len(long), config.max_paraphrased_copies) else 0,
         paragraphs,
+        _template_loop(long, config.template_band_chars, config.max_template_repeats, exact),
     )
+
+
+def _template_loop(long: list[bytes], band: int, limit: int | None, exact: Callable[[], list[str]]) -> int:
+    """Copies in a row of a passage of long lines that differ from the copy before only in a word or two.
+
+    A loop whose copies differ in one word (`Attempt one: ...`, `Attempt two: ...`, a spelled-out counter) has no two
+    equal lines, but its lines share an opening or an ending of `band` key bytes, and most of their text. The bands
+    are compared first, by their keys; a loop of more than `limit` copies is then confirmed on the lines themselves
+    (`exact()`, spaces deleted, digits kept): each line must keep three quarters of the copy before it, split between
+    their common opening and ending, so an enumeration (`n = 1: ...`, `n = 2: ...`, the same words around new
+    numbers) is not a loop. A loop of `c` copies repeats each of its bands `c` times, so one count clears most
+    completions. Returns 0 unless the confirmed loop is over `limit`.
+    """
+    if limit is None or len(long) <= limit:
+        return 0
+    best = 0
+    for cut in (slice(None, band), slice(-band, None)):
+        bands = list(map(itemgetter(cut), long))
+        counts = Counter(bands)
+        if max(counts.values()) <= limit or _longest_loop(bands, counts)[0] <= limit:
+            continue
+        lines = [line.replace(" ", "") for line in exact()]
+        best = max(best, _similar_loop(lines, [line[cut] for line in lines]))
+    return best if best > limit else 0
+
+
+def _similar_loop(lines: list[str], bands: list[str]) -> int:
+    """Most copies in a row of a passage of `lines` whose copies are alike (`_alike`) and equal in their `bands`.
+
+    `_longest_loop` with likeness for equality: a line continues a run when it is like the line one period back, and
+    otherwise starts a candidate period at the previous line of its band, if it is like that one.
+    """
+    best = 1
+    last: dict[str, int] = {}
+    period = run = 0
+    for i, band in enumerate(bands):
+        if period and bands[i - period] == band and _alike(lines[i - period], lines[i]):
+            run += 1
+        else:
+            previous = last.get(band)
+            alike = previous is not None and i - previous <= _MAX_LOOP_LINES and _alike(lines[previous], lines[i])
+            period = i - previous if alike and previous is not None else 0
+            run = 1 if period else 0
+        last[band] = i
+        if period and run >= period:
+            best = max(best, run // period + 1)
+    return best
+
+
+def _alike(a: str, b: str) -> bool:
+    """Whether `a` and `b` share an opening and an ending that together cover three quarters of the longer one."""
+    size = min(len(a), len(b))
+    head = 0
+    while head < size and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < size - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return 4 * (head + tail) >= 3 * max(len(a), len(b))
 
 
 def _paragraph_repeats(keys: bytes, min_chars: int) -> int:
@@ -126,12 +197,10 @@ def _short_repeats(keys: bytes, not_long: int, config: FormatConfig) -> int:
     # Short non-blank lines are at most the lines that are not long, less one blank line per "\n\n".
     if most is None or not_long < most or not_long - keys.count(b"\n\n") < most:
         return 0
-    least = config.repetition_min_chars
-    # Most common first (sorted in C): the first short non-blank line is nearly always among the top few.
-    for line, count in Counter(keys.split(b"\n")).most_common():
-        if 0 < len(line) < least:
-            return count
-    return 0
+    counts = Counter(keys.split(b"\n"))
+    counts.pop(b"", None)
+    # The largest count among the short keys, selected in C: `least > len(key)` for each key, in the dict's order.
+    return max(compress(counts.values(), map(config.repetition_min_chars.__gt__, map(len, counts))), default=0)
 
 
 def _longest(long: list[bytes]) -> int:

@@ -111,6 +111,14 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
                 f"{passage} is written {m.consecutive_repeats} times in a row (limit {limit}): {_quote(line)}",
             )
         )
+    limit = config.max_template_repeats
+    if limit is not None and m.template_repeats > limit:
+        violations.append(
+            Violation(
+                Code.CONSECUTIVE_REPEATS,
+                f"{m.template_repeats} copies in a row of a passage that differ only in a word or two (limit {limit})",
+            )
+        )
     limit = config.max_near_duplicates
     if limit is not None and m.near_duplicates > limit:
         line = near_duplicate_line(c.prose, config.near_duplicate_min_chars)
