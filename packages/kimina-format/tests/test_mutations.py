@@ -337,11 +337,23 @@ def test_statement_rewritten_harmlessly(passing_rows: list[Row], rewrite: Callab
 # Rule 8
 
 
+PADDING_WORDS = (
+    "apple brick cloud dream eagle flame grape house ivory jelly koala lemon mango noble ocean piano quilt river"
+    " stone tiger umbra vivid whale xenon yacht zebra amber blaze cedar dingo ember".split()
+)
+
+
 def padding_lines(count: int) -> list[str]:
-    """`count` distinct lines of 32 characters: length without a loop (one line written again and again is one)."""
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    tags = ("".join(letters[i // 26**k % 26] for k in range(4)) for i in range(count))
-    return [f"Let us now think about {tag} too." for tag in tags]
+    """`count` distinct lines of 36 characters: length without a loop.
+
+    One line written again and again is a loop, and so is one line with a changing tag (`Let us think about aaab`):
+    here every word changes from one line to the next.
+    """
+    n = len(PADDING_WORDS)
+    return [
+        "Note " + " ".join(PADDING_WORDS[(i * step + k * 7) % n] for k, step in enumerate((1, 3, 5, 9, 11))) + "."
+        for i in range(count)
+    ]
 
 
 def test_padded_past_the_maximum_length(passing_rows: list[Row]) -> None:

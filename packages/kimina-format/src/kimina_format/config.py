@@ -25,10 +25,13 @@ class FormatConfig:
             many characters after normalisation; two such lines are near-duplicates when they share their first or
             their last half that many (normalised) characters, so one local edit leaves a copy a near-duplicate.
         max_near_duplicates: Most near-duplicates one long prose line may have (itself included).
-        template_band_chars: How many characters of a long prose line's opening (or ending) make its template band.
-        max_template_repeats: Most copies in a row of one passage of long prose lines that are equal in their
-            template band, opening or ending (digits kept): a loop whose copies differ in one word only
-            (`Attempt one: ...`, `Attempt two: ...`).
+        template_min_chars: A prose line takes part in the template-loop count only if it has at least this many
+            characters after normalisation (short lines loop with a counter too: `Try one: check again.`).
+        template_band_chars: How many characters of a prose line's opening, ending or middle make a template band:
+            a loop's copies keep at least one of them from one copy to the next.
+        max_template_repeats: Most copies in a row of one passage of prose lines that differ from the copy before
+            only in a word or two, in one place or at both ends (digits kept): a loop told apart by a counter
+            (`Attempt one: ...`, `... (try iv)`).
         max_paraphrased_copies: Most long prose lines that share one middle passage (32 key bytes from the first `e`
             past their 16th): copies of one line with new opening and closing words.
         max_short_line_repeats: Most times one short non-blank prose line (under `repetition_min_chars`, by the
@@ -90,7 +93,8 @@ class FormatConfig:
     max_consecutive_repeats: int | None = 4
     near_duplicate_min_chars: int = 100
     max_near_duplicates: int | None = 14
-    template_band_chars: int = 32
+    template_min_chars: int = 16
+    template_band_chars: int = 8
     max_template_repeats: int | None = 10
     max_paraphrased_copies: int | None = 100
     max_short_line_repeats: int | None = 250
@@ -135,6 +139,8 @@ class FormatConfig:
             raise ValueError(f"chars_per_token must be positive, got {self.chars_per_token}")
         if self.near_duplicate_min_chars < 2:
             raise ValueError(f"near_duplicate_min_chars must be at least 2, got {self.near_duplicate_min_chars}")
+        if self.template_min_chars < 1:
+            raise ValueError(f"template_min_chars must be at least 1, got {self.template_min_chars}")
         if self.template_band_chars < 1:
             raise ValueError(f"template_band_chars must be at least 1, got {self.template_band_chars}")
         if not self.code_languages:

@@ -13,7 +13,8 @@ from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 from itertools import compress
-from operator import itemgetter
+from operator import itemgetter, or_
+from os.path import commonprefix
 from typing import NamedTuple
 
 from kimina_format.config import FormatConfig
@@ -24,6 +25,9 @@ _KEY_DELETE = b" \t0123456789"
 # A loop's copy may span at most this many long lines (a paragraph of several lines, repeated).
 _MAX_LOOP_LINES = 64
 _REPEATED_STRETCH = re.compile(rb"\x01{2,}")
+# A word that a loop's copies may differ in, on lines too short for the three-quarters rule of `_alike`.
+_WORD_CHARS = 12
+_DIGIT = re.compile(r"[0-9]")
 
 
 class Repetition(NamedTuple):
@@ -74,28 +78,27 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
     included, so an enumeration (`n = 1: ...`, `n = 2: ...`) is not a loop.
     """
     keys = data.translate(_KEY_TABLE, _KEY_DELETE)
-    long = long_keys(keys, config.repetition_min_chars)
+    # One regex pass finds the lines of both sizes that are measured: long lines, and the template loop's units.
+    least = min(config.repetition_min_chars, config.template_min_chars)
+    found = long_keys(keys, least)
+    long = _at_least(found, config.repetition_min_chars, least)
+    units = _at_least(found, config.template_min_chars, least)
     lines = keys.count(b"\n") + 1
     blank_lines = over_limit_run(keys, b"\n", config.max_blank_lines, offset=1)
     short_repeats = _short_repeats(keys, lines - 1 - len(long), config)
     paragraphs = _paragraph_repeats(keys, config.repetition_min_chars)
+    template = _template_loop(units, keys, config, text)
     if not long:
-        return Repetition(lines, 0, 0.0, 1, 0, 0, blank_lines, Counter(), short_repeats, 0, 0, paragraphs)
+        return Repetition(lines, 0, 0.0, 1, 0, 0, blank_lines, Counter(), short_repeats, 0, 0, paragraphs, template)
     counts = Counter(long)
     most = max(counts.values())
     ratio = 1.0 - len(counts) / len(long)
     copies, period, _ = _longest_loop(long, counts) if most > 1 else (1, 0, 0)
     limit = config.max_consecutive_repeats
-    exact_lines: list[str] = []
-
-    def exact() -> list[str]:
-        # The long lines digit for digit, made once, and only when a loop by keys must be confirmed.
-        if not exact_lines:
-            exact_lines.extend(exact_long_lines(text(), config.repetition_min_chars, keys.split(b"\n")))
-        return exact_lines
-
     if limit is not None and copies > limit:
-        copies, period, _ = _longest_loop(exact(), Counter(exact()))
+        # Confirmed on the long lines digit for digit, made only when a loop by keys must be confirmed.
+        exact = exact_long_lines(text(), config.repetition_min_chars, keys.split(b"\n"))
+        copies, period, _ = _longest_loop(exact, Counter(exact))
     return Repetition(
         lines,
         most,
@@ -109,67 +112,129 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
         _longest(long),
         _anchored_copies(long) if _over(len(long), config.max_paraphrased_copies) else 0,
         paragraphs,
-        _template_loop(long, config.template_band_chars, config.max_template_repeats, exact),
+        template,
     )
 
 
-def _template_loop(long: list[bytes], band: int, limit: int | None, exact: Callable[[], list[str]]) -> int:
-    """Copies in a row of a passage of long lines that differ from the copy before only in a word or two.
+def _at_least(lines: list[bytes], size: int, least: int) -> list[bytes]:
+    """The `lines` of at least `size` bytes, when all of them have at least `least` (selected in C)."""
+    return lines if size <= least else list(compress(lines, map(size.__le__, map(len, lines))))
 
-    A loop whose copies differ in one word (`Attempt one: ...`, `Attempt two: ...`, a spelled-out counter) has no two
-    equal lines, but its lines share an opening or an ending of `band` key bytes, and most of their text. The bands
-    are compared first, by their keys; a loop of more than `limit` copies is then confirmed on the lines themselves
-    (`exact()`, spaces deleted, digits kept): each line must keep three quarters of the copy before it, split between
-    their common opening and ending, so an enumeration (`n = 1: ...`, `n = 2: ...`, the same words around new
-    numbers) is not a loop. A loop of `c` copies repeats each of its bands `c` times, so one count clears most
-    completions. Returns 0 unless the confirmed loop is over `limit`.
+
+def _template_loop(units: list[bytes], keys: bytes, config: FormatConfig, text: Callable[[], str]) -> int:
+    """Copies in a row of a passage of lines that differ from the copy before only in a word or two.
+
+    A loop whose copies differ in a counter (`Attempt one: ...`, `... (try iv)`, `Try (b): ... (try (b))`, a word in
+    the middle, or a different line of the passage for each of those) has no two equal lines. But each of its lines
+    keeps, from one copy to the next, an opening, an ending or a middle band of `config.template_band_chars` key bytes,
+    and most of its text. The `units` are the keys of at least `config.template_min_chars` bytes. The gate is in C:
+    a loop of `c` copies repeats a band of each of its lines `c` times, so only stretches of units that each hold a
+    band seen more than `limit` times can hold one; there the passage is confirmed on the lines themselves (spaces
+    deleted, digits kept) by `_alike`, so an enumeration (the same words around new numbers) is not a loop. Returns 0
+    unless the confirmed loop has more than `limit` copies.
     """
-    if limit is None or len(long) <= limit:
+    limit = config.max_template_repeats
+    if limit is None:
         return 0
-    best = 0
-    for cut in (slice(None, band), slice(-band, None)):
-        bands = list(map(itemgetter(cut), long))
+    if len(units) <= limit:
+        return 0
+    band = config.template_band_chars
+    heads = list(map(itemgetter(slice(None, band)), units))
+    tails = list(map(itemgetter(slice(-band, None)), units))
+    middles = [unit[(len(unit) - band) // 2 : (len(unit) + band) // 2] for unit in units]
+    flags = bytes(len(units))
+    for bands in (heads, tails, middles):
         counts = Counter(bands)
-        if max(counts.values()) <= limit or _longest_loop(bands, counts)[0] <= limit:
-            continue
-        lines = [line.replace(" ", "") for line in exact()]
-        best = max(best, _similar_loop(lines, [line[cut] for line in lines]))
+        if max(counts.values()) > limit:
+            hot = {b for b, n in counts.items() if n > limit}
+            flags = bytes(map(or_, flags, map(hot.__contains__, bands)))
+    stretches = [m.span() for m in re.finditer(rb"\x01{%d,}" % (limit + 1), flags)]
+    if not stretches:
+        return 0
+    # Confirm on the exact lines: the units, spaces deleted and digits kept, found by their keys' lengths.
+    least = config.template_min_chars
+    lines = [
+        "".join(line.lower().split())
+        for line, key in zip(text().split("\n"), keys.split(b"\n"), strict=True)
+        if len(key) >= least
+    ]
+    best = max(
+        _similar_loop(lines[start:end], (heads[start:end], tails[start:end], middles[start:end]))
+        for start, end in stretches
+    )
     return best if best > limit else 0
 
 
-def _similar_loop(lines: list[str], bands: list[str]) -> int:
-    """Most copies in a row of a passage of `lines` whose copies are alike (`_alike`) and equal in their `bands`.
+def _similar_loop(lines: list[str], bands: tuple[list[bytes], ...]) -> int:
+    """Most copies in a row of a passage of `lines` whose copies are alike (`_alike`).
 
     `_longest_loop` with likeness for equality: a line continues a run when it is like the line one period back, and
-    otherwise starts a candidate period at the previous line of its band, if it is like that one.
+    otherwise starts a candidate period at the last earlier line that shares one of its `bands` (an opening, an
+    ending, a middle), if it is like that one. A run of equal copies only is not counted: short lines written again
+    and again are `max_short_line_repeats`' to bound, long ones `max_consecutive_repeats`'.
     """
     best = 1
-    last: dict[str, int] = {}
+    last: list[dict[bytes, int]] = [{} for _ in bands]
     period = run = 0
-    for i, band in enumerate(bands):
-        if period and bands[i - period] == band and _alike(lines[i - period], lines[i]):
+    varied = False  # whether the run holds two copies that differ: equal copies are the other loop rules' to count
+    for i, line in enumerate(lines):
+        if period and _alike(lines[i - period], line):
             run += 1
+            varied = varied or lines[i - period] != line
         else:
-            previous = last.get(band)
-            alike = previous is not None and i - previous <= _MAX_LOOP_LINES and _alike(lines[previous], lines[i])
-            period = i - previous if alike and previous is not None else 0
-            run = 1 if period else 0
-        last[band] = i
-        if period and run >= period:
+            period = run = 0
+            varied = False
+            for seen, kind in zip(last, bands, strict=True):
+                previous = seen.get(kind[i])
+                if previous is not None and i - previous <= _MAX_LOOP_LINES and _alike(lines[previous], line):
+                    period, run, varied = i - previous, 1, lines[previous] != line
+                    break
+        for seen, kind in zip(last, bands, strict=True):
+            seen[kind[i]] = i
+        if varied and period and run >= period:
             best = max(best, run // period + 1)
     return best
 
 
 def _alike(a: str, b: str) -> bool:
-    """Whether `a` and `b` share an opening and an ending that together cover three quarters of the longer one."""
-    size = min(len(a), len(b))
+    """Whether `b` is `a` with a word or two changed: in one place, or at both ends.
+
+    One place: their common opening and ending cover three quarters of the longer line, or leave at most
+    `_WORD_CHARS` characters between them (a word, on a short line); and what changed holds no digit. Both ends: the lines are
+    within a third of each other's length, the middle half of `a` is in `b` verbatim, and what changes around it
+    holds no digit.
+    """
+    if a == b:
+        return True
+    longer, shorter = max(len(a), len(b)), min(len(a), len(b))
     head = 0
-    while head < size and a[head] == b[head]:
+    while head < shorter and a[head] == b[head]:
         head += 1
     tail = 0
-    while tail < size - head and a[-1 - tail] == b[-1 - tail]:
+    while tail < shorter - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
-    return 4 * (head + tail) >= 3 * max(len(a), len(b))
+    if 4 * (head + tail) >= 3 * longer or longer - head - tail <= _WORD_CHARS:
+        # A line whose number changes is an enumeration (`729 is not a fourth power`), not a loop: such copies are
+        # bounded by `max_line_repeats` instead, as their keys are equal.
+        return not _DIGIT.search(a[head : len(a) - tail] + b[head : len(b) - tail])
+    if 3 * longer > 4 * shorter:
+        return False
+    quarter = len(a) // 4
+    middle = a[quarter : len(a) - quarter]
+    at = b.find(middle)
+    if at < 0:
+        return False
+    # What changed: before the kept middle (less what both keep just before it) and after it (less what both keep
+    # just after it). Numbers that change at both ends are an enumeration (`x = 3: ... ; 27 ∉ ...`), not a loop.
+    before = _changed(a[head:quarter][::-1], b[head:at][::-1])
+    after = _changed(a[len(a) - quarter : len(a) - tail], b[at + len(middle) : len(b) - tail])
+    return not _DIGIT.search(before + after)
+
+
+def _changed(a: str, b: str) -> str:
+    """What `a` and `b` hold after their common opening, both."""
+    common = len(commonprefix((a, b)))
+    return a[common:] + b[common:]
 
 
 def _paragraph_repeats(keys: bytes, min_chars: int) -> int:
