@@ -1,3 +1,6 @@
+import ast
+import importlib
+import pkgutil
 import re
 from pathlib import Path
 
@@ -20,6 +23,41 @@ def test_ships_type_information() -> None:
 def test_public_names_are_exported() -> None:
     for name in kimina_format.__all__:
         assert hasattr(kimina_format, name), name
+
+
+def _modules() -> list[str]:
+    # `__main__` runs the command line when imported, so it is the one module left out.
+    found = [m.name for m in pkgutil.walk_packages(kimina_format.__path__, "kimina_format.")]
+    return ["kimina_format", *(name for name in found if name != "kimina_format.__main__")]
+
+
+def test_every_module_names_its_public_surface() -> None:
+    """Each module lists what it promises in `__all__`, and every listed name is there."""
+    names = _modules()
+    assert "kimina_format.lean_lexer" in names and "kimina_format.testing" in names
+    for name in names:
+        module = importlib.import_module(name)
+        listed = getattr(module, "__all__", None)
+        assert listed is not None, f"{name} has no __all__"
+        missing = [n for n in listed if not hasattr(module, n)]
+        assert not missing, f"{name}.__all__ names what it lacks: {missing}"
+        assert len(set(listed)) == len(listed), f"{name}.__all__ names something twice"
+        assert not [n for n in listed if n.startswith("_") and n != "__version__"], name
+
+
+def test_what_the_package_imports_from_its_modules_is_listed() -> None:
+    """A `from kimina_format.x import y` in the package's code, tests or benchmarks takes only what x lists."""
+    root = Path(__file__).parents[1]
+    modules = set(_modules())
+    unlisted = []
+    for path in sorted(p for folder in ("src", "tests", "bench") for p in (root / folder).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in modules and node.module != "kimina_format":
+                listed = importlib.import_module(node.module).__all__
+                unlisted += [
+                    f"{path.relative_to(root)}: {node.module}.{a.name}" for a in node.names if a.name not in listed
+                ]
+    assert not unlisted, unlisted
 
 
 def test_importing_pulls_in_nothing_heavy() -> None:

@@ -13,6 +13,8 @@ from kimina_format.parsing import Completion, parse_completion
 from kimina_format.rules import judge
 from kimina_format.violations import Violation, ViolationCode
 
+__all__ = ["FormatVerdict", "TokenCounter", "check_format", "format_rewards"]
+
 TokenCounter = Callable[[str], int]
 
 

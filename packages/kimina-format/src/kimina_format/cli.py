@@ -20,6 +20,8 @@ from kimina_format.check import FormatVerdict, check_format
 from kimina_format.exit_codes import ExitCode, fail
 from kimina_format.violations import ViolationCode
 
+__all__ = ["main"]
+
 
 class InputError(Exception):
     """The input file cannot be read in full; the message says where and why, in one line."""

@@ -16,6 +16,19 @@ from typing import Literal
 
 from kimina_format.lean_lexer import Lexed, Token, line_of
 
+__all__ = [
+    "COMMAND_WORDS",
+    "DECLARATION_KEYWORDS",
+    "MODIFIERS",
+    "THEOREM_KEYWORDS",
+    "Declaration",
+    "OpenCommand",
+    "Outline",
+    "ScopeProblem",
+    "attribute_names",
+    "outline",
+]
+
 DECLARATION_KEYWORDS = frozenset(
     {
         *("theorem", "lemma", "def", "abbrev", "instance", "example", "axiom", "opaque", "structure", "class"),

@@ -40,6 +40,21 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+__all__ = [
+    "ID_FIRST_CLASS",
+    "ID_REST_CLASS",
+    "QUOTE_TOKEN_HEADS",
+    "Comment",
+    "LexProblem",
+    "Lexed",
+    "ProblemKind",
+    "Token",
+    "TokenKind",
+    "lex",
+    "line_of",
+    "strip_comments_and_strings",
+]
+
 TokenKind = Literal["ident", "number", "string", "char", "symbol"]
 ProblemKind = Literal["unterminated", "ambiguous"]
 

@@ -10,6 +10,18 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+__all__ = [
+    "Comment",
+    "LeanParts",
+    "all_plain_tactics",
+    "non_space_length",
+    "normalise_lean",
+    "plain_tactic_lines",
+    "proof_lines",
+    "split_lean",
+    "strip_comments",
+]
+
 _HEADER_WORDS = frozenset(
     {"import", "set_option", "open", "namespace", "section", "end", "universe", "variable", "attribute", "#check"}
 )

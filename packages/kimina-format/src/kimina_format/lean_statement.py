@@ -17,6 +17,16 @@ from kimina_format.lean_lexer import Lexed, lex
 from kimina_format.lean_source import strip_comments
 from kimina_format.lean_statement_fast import is_plain, plain_match, plain_statement, plain_tokens
 
+__all__ = [
+    "LeanText",
+    "StatementCode",
+    "StatementMatch",
+    "StatementProblem",
+    "match_statement",
+    "statement_fingerprint",
+    "statement_preserved",
+]
+
 StatementCode = Literal["statement_missing", "statement_mismatch", "statement_unparsable", "statement_duplicate"]
 
 _CONTEXT_WORDS = frozenset({"instance", "default_instance", "variable", "include"})

@@ -21,6 +21,8 @@ from kimina_format.lean_decls import COMMAND_WORDS, DECLARATION_KEYWORDS, THEORE
 from kimina_format.lean_lexer import ID_FIRST_CLASS, ID_REST_CLASS, QUOTE_TOKEN_HEADS
 from kimina_format.lean_source import strip_comments
 
+__all__ = ["PlainStatement", "is_plain", "plain_match", "plain_statement", "plain_tokens"]
+
 _PART = f"[{ID_FIRST_CLASS}][{ID_REST_CLASS}]*"
 _NUMBER = r"0[bB][01]+|0[oO][0-7]+|0[xX][0-9a-fA-F]+|[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 # `lean_lexer`'s number, name and symbol rules, in the order its `step` tries them (on plain text: no literal).

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
 
+__all__ = ["length_penalty"]
+
 
 def length_penalty(tokens: int, config: FormatConfig = DEFAULT_CONFIG) -> float:
     """Penalty in [0, 1] for a response of `tokens` tokens.

@@ -29,6 +29,8 @@ from kimina_format.repetition import Repetition, line_keys, measure_repetition
 from kimina_format.statement import final_statement_matches
 from kimina_format.tactics import iou, tactics_used
 
+__all__ = ["FormatMetrics", "measure"]
+
 # A tactic-block line that holds two of these words reads as English: none of them is Lean syntax or a tactic, and
 # identifiers such as `is_lub` or `lt_of_le` do not match them as whole words.
 _ENGLISH_WORDS = (

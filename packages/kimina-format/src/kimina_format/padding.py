@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import AnyStr, NamedTuple
 
+__all__ = ["Junk", "junk_characters", "longest_run", "over_limit_run"]
+
 # Bytes of printable ASCII and newline: deleting them leaves the non-ASCII characters (whole UTF-8 sequences, so it
 # decodes), tabs and the other control characters, usually a few dozen bytes.
 _PLAIN_BYTES = bytes(range(32, 127)) + b"\n"

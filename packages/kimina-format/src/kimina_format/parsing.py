@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
+__all__ = ["THINK_CLOSE", "THINK_OPEN", "Block", "Completion", "Span", "parse_completion"]
+
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 TACTICS_LANGUAGE = "tactics"

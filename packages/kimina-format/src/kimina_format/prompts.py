@@ -13,6 +13,8 @@ from typing import Literal
 
 from kimina_format.parsing import parse_completion
 
+__all__ = ["FIX_TEMPLATE", "PROMPT_TEMPLATES", "PromptTemplate", "TemplateName", "build_fix_messages", "build_messages"]
+
 TemplateName = Literal["rl", "distill"]
 
 

@@ -20,6 +20,15 @@ from typing import NamedTuple
 from kimina_format.config import FormatConfig
 from kimina_format.padding import over_limit_run
 
+__all__ = [
+    "Repetition",
+    "line_keys",
+    "looped_passage",
+    "measure_repetition",
+    "most_repeated_line",
+    "near_duplicate_line",
+]
+
 _KEY_TABLE = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
 _KEY_DELETE = b" \t0123456789"
 # A loop's copy may span at most this many long lines (a paragraph of several lines, repeated).

@@ -12,6 +12,8 @@ from kimina_format.repetition import looped_passage, most_repeated_line, near_du
 from kimina_format.violations import Violation
 from kimina_format.violations import ViolationCode as Code
 
+__all__ = ["judge", "max_tactic_block_lines"]
+
 Rule = Callable[[Completion, FormatMetrics, FormatConfig], list[Violation]]
 
 

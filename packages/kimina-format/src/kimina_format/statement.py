@@ -9,6 +9,8 @@ from kimina_format.lean_source import LeanParts, normalise_lean, split_lean
 from kimina_format.lean_statement import statement_preserved
 from kimina_format.lean_statement_fast import plain_match, plain_statement
 
+__all__ = ["final_statement_matches", "statement_key", "statement_matches"]
+
 _PROOF_WORDS = ("by", "sorry")
 LEXER_MAX_CHARS = 100_000
 """Final code longer than this is not lexed by the statement rule (real final proofs reach 24,000 characters)."""

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from itertools import compress
 from typing import NamedTuple, TypeVar
 
+__all__ = ["TACTIC_NAMES", "TacticsUsed", "iou", "tactic_invocations", "tactic_names", "tactics_used"]
+
 T = TypeVar("T")
 
 

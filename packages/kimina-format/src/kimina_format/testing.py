@@ -11,6 +11,16 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+__all__ = [
+    "SAMPLE_FORMAL_STATEMENT",
+    "SAMPLE_HEADER",
+    "SAMPLE_PROOF",
+    "SAMPLE_STATEMENT",
+    "build_completion",
+    "data_dir",
+    "data_file",
+]
+
 DATA_DIR_ENV = "KIMINA_DATA_DIR"
 """Environment variable naming the data folder, for a checkout whose `data/` lives elsewhere."""
 

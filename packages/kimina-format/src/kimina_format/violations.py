@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+__all__ = ["Violation", "ViolationCode"]
+
 
 class ViolationCode(str, Enum):
     """A stable, machine-readable name for one broken rule (safe to log, count and compare across versions).
