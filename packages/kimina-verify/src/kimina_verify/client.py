@@ -30,6 +30,8 @@ from kimina_verify.result import ServerResult
 from kimina_verify.transport import ServerRejectedError, Transport
 from kimina_verify.verdict import Verdict, VerdictKind, result_kind, verdict_from_result
 
+__all__ = ["DEFAULT_URL", "Verifier", "VerifyItem", "verify_sync"]
+
 logger = logging.getLogger(__name__)
 
 
