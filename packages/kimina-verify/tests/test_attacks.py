@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kimina_verify import VerdictKind, Verifier, VerifyItem
+from kimina_verify import Endpoint, Retries, Timeouts, VerdictKind, Verifier, VerifierOptions, VerifyItem
 from kimina_verify.attacks import CLASSES, Case, attacks, lookalikes
 from kimina_verify.cli import EXIT_FAILED, EXIT_OK, main
 from kimina_verify.testing import sim_server
@@ -59,7 +59,7 @@ def url() -> Iterator[str]:
 
 async def test_verifier_gives_every_case_its_verdict(url: str) -> None:
     cases = [case for _, case in ATTACKS + LOOKALIKES]
-    async with Verifier(url, timeout=20, retries=0) as verifier:
+    async with Verifier(VerifierOptions(Endpoint(url), Timeouts(lean_s=20), Retries(count=0))) as verifier:
         verdicts = await verifier.verify([VerifyItem(case.code, case.statement) for case in cases])
     assert {case.name: case.verdict for case in cases} == {
         case.name: verdict.kind.value for case, verdict in zip(cases, verdicts, strict=True)
@@ -73,7 +73,7 @@ async def test_verifier_gives_every_case_its_verdict(url: str) -> None:
 async def test_one_bad_character_costs_only_its_sample(url: str) -> None:
     bad = next(case for _, case in ATTACKS if case.name == "lone_surrogate")
     good = next(case for _, case in LOOKALIKES if case.name == "plain")
-    async with Verifier(url, timeout=20, retries=0) as verifier:
+    async with Verifier(VerifierOptions(Endpoint(url), Timeouts(lean_s=20), Retries(count=0))) as verifier:
         verdicts = await verifier.verify([VerifyItem(good.code, good.statement), VerifyItem(bad.code, bad.statement)])
     assert [v.kind for v in verdicts] == [VerdictKind.VALID, VerdictKind.INTEGRITY]
     assert verdicts[1].violations[0].code == "text_encoding"

@@ -14,7 +14,7 @@ import pytest
 from kimina_verify import VerdictKind
 from kimina_verify.cache import VerdictCache, cache_key
 from kimina_verify.client import Verifier
-from kimina_verify.options import VerifierOptions
+from kimina_verify.options import Endpoint, Retries, VerifierOptions
 from kimina_verify.result import ServerResult
 
 StandIn = Any  # the `standin` fixture of conftest.py
@@ -25,9 +25,9 @@ def proof(name: str, *directives: str) -> str:
     return f"import Mathlib\n\ntheorem {name} : 1 + 1 = 2 := by{body}\n  norm_num\n"
 
 
-def fast(url: str, cache: Path, **options: Any) -> Verifier:
-    flat = {"backoff_s": 0.01, "max_backoff_s": 0.02, "retries": 1, **options}
-    return Verifier(VerifierOptions.from_flat(url=url, cache=str(cache), **flat))
+def fast(url: str, cache: Path, *, lean_env: str | None = None) -> Verifier:
+    retries = Retries(count=1, backoff_s=0.01, max_backoff_s=0.02)
+    return Verifier(VerifierOptions(Endpoint(url), retries=retries, cache=str(cache), lean_env=lean_env))
 
 
 async def test_hits_across_verifier_instances(standin: StandIn, tmp_path: Path) -> None:

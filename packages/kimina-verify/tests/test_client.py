@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from kimina_verify import (
     Checks,
     Endpoint,
+    Limits,
     Retries,
     Timeouts,
     VerdictKind,
@@ -31,9 +33,10 @@ def proof(name: str, *directives: str) -> str:
     return f"{HEADER}theorem {name} : 1 + 1 = 2 := by{body}\n  norm_num\n"
 
 
-def fast(url: str, **options: Any) -> Verifier:
-    # The tests name single options; `from_flat` groups them.
-    return Verifier(VerifierOptions.from_flat(url=url, backoff_s=0.01, max_backoff_s=0.05, **options))
+def fast(url: str, *, retries: int = Retries.count, api_key: str | None = None, **groups: Any) -> Verifier:
+    # Retries come quickly here; the tests name the other groups they change (`limits=Limits(...)`, ...).
+    options = VerifierOptions(Endpoint(url, api_key), retries=Retries(retries, backoff_s=0.01, max_backoff_s=0.05))
+    return Verifier(replace(options, **groups))
 
 
 async def test_verdicts_come_back_in_input_order(standin: StandIn) -> None:
@@ -67,7 +70,7 @@ async def test_verdicts_come_back_in_input_order(standin: StandIn) -> None:
 
 
 async def test_batches_and_concurrency(standin: StandIn) -> None:
-    async with fast(standin.url, batch_size=4, max_concurrency=2) as verifier:
+    async with fast(standin.url, limits=Limits(batch_size=4, max_concurrency=2)) as verifier:
         verdicts = await verifier.verify([proof(f"t{i}") for i in range(20)])
     assert all(v.ok for v in verdicts)
     assert standin.requests == 5
@@ -129,7 +132,7 @@ async def test_bad_api_key_is_not_retried(standin: StandIn) -> None:
 
 async def test_http_timeout_is_infra_and_retried(standin: StandIn) -> None:
     standin.delay_s = 1.0
-    async with fast(standin.url, retries=1, http_timeout=0.3) as verifier:
+    async with fast(standin.url, retries=1, timeouts=Timeouts(http_s=0.3)) as verifier:
         (verdict,) = await verifier.verify([proof("a")])
     assert verdict.kind is VerdictKind.INFRA and "timeout" in verdict.detail.lower()
     assert standin.requests == 2
@@ -152,7 +155,7 @@ async def test_repl_level_infra_errors_are_retried(standin: StandIn) -> None:
 async def test_ten_thousand_items(standin: StandIn) -> None:
     items = [proof(f"t{i}", "error nope") if i % 7 == 0 else proof(f"t{i}") for i in range(10_000)]
     started = time.perf_counter()
-    async with fast(standin.url, batch_size=100, max_concurrency=8) as verifier:
+    async with fast(standin.url, limits=Limits(batch_size=100, max_concurrency=8)) as verifier:
         verdicts = await verifier.verify(items)
     elapsed = time.perf_counter() - started
     assert len(verdicts) == 10_000
@@ -164,7 +167,7 @@ async def test_ten_thousand_items(standin: StandIn) -> None:
 async def test_duplicates_are_sent_once(standin: StandIn) -> None:
     standin.delay_s = 0.3
     same = proof("same")
-    async with fast(standin.url, batch_size=4) as verifier:
+    async with fast(standin.url, limits=Limits(batch_size=4)) as verifier:
         first, second = await asyncio.gather(
             verifier.verify([same] * 50 + [proof("other")]),
             verifier.verify([proof("other"), same]),
@@ -192,7 +195,7 @@ async def test_body_relative_positions_are_calibrated(standin: StandIn) -> None:
 
 async def test_goals_reach_the_feedback_when_an_infotree_is_requested(standin: StandIn) -> None:
     code = proof("a", "goal x : ℕ\\n⊢ x = x", "error failed")
-    async with fast(standin.url, infotree="original") as verifier:
+    async with fast(standin.url, checks=Checks(infotree="original")) as verifier:
         (verdict,) = await verifier.verify([code])
     assert "Goals before the error:\nx : ℕ\n⊢ x = x" in render_feedback(code, verdict)
 
@@ -207,7 +210,7 @@ async def test_health_and_lean_env(standin: StandIn, dead_url: str) -> None:
 
 async def test_progress_is_reported(standin: StandIn) -> None:
     seen: list[tuple[int, int]] = []
-    async with fast(standin.url, batch_size=2) as verifier:
+    async with fast(standin.url, limits=Limits(batch_size=2)) as verifier:
         await verifier.verify(
             [proof(f"t{i}") for i in range(6)] + ["theorem x : 1 = 2 := by sorry"],
             progress=lambda d, t: seen.append((d, t)),
@@ -225,27 +228,32 @@ async def test_verify_sync_inside_a_running_loop(standin: StandIn) -> None:
     assert verify_sync([proof("a")], VerifierOptions(Endpoint(standin.url)))[0].ok
 
 
-def test_verify_sync_flat_keywords_still_work_deprecated(standin: StandIn) -> None:
+def test_flat_keywords_still_work_and_warn(standin: StandIn) -> None:
+    """The 0.4 keywords of `Verifier` and `verify_sync` still work for one release, mapped onto the groups, and warn.
+
+    This is the one test that uses them; every other test passes `VerifierOptions`.
+    """
+    with pytest.warns(DeprecationWarning, match="deprecated since kimina-verify 0.5"):
+        verifier = Verifier("http://127.0.0.1:1", timeout=5, batch_size=3, retries=0, infotree="original")
+    assert verifier.options == VerifierOptions(
+        Endpoint("http://127.0.0.1:1"),
+        Timeouts(lean_s=5),
+        Retries(count=0),
+        Limits(batch_size=3),
+        Checks(infotree="original"),
+    )
+    assert verifier.url == "http://127.0.0.1:1"
     with pytest.warns(DeprecationWarning, match="VerifierOptions"):
         assert verify_sync([proof("a")], url=standin.url, timeout=30)[0].ok
-
-
-def test_flat_keywords_are_deprecated_and_mapped() -> None:
-    with pytest.warns(DeprecationWarning, match="deprecated"):
-        verifier = Verifier("http://127.0.0.1:1", timeout=5, batch_size=3, retries=0, infotree="original")
-    assert verifier.options.timeouts.lean_s == 5 and verifier.options.limits.batch_size == 3
-    assert verifier.options.retries.count == 0 and verifier.options.checks.infotree == "original"
-    assert verifier.url == "http://127.0.0.1:1"
-
-
-def test_unknown_flat_keyword_is_rejected_with_a_suggestion() -> None:
     with pytest.raises(TypeError, match="did you mean batch_size"), pytest.warns(DeprecationWarning):
         Verifier("http://127.0.0.1:1", batch_sise=3)
 
 
-def test_invalid_options() -> None:
-    with pytest.raises(ValueError, match="batch_size"), pytest.warns(DeprecationWarning):
-        Verifier("http://127.0.0.1:1", batch_size=0)
+def test_invalid_options_are_refused_when_built() -> None:
+    with pytest.raises(ValueError, match="batch_size"):
+        VerifierOptions(limits=Limits(batch_size=0))
+    with pytest.raises(ValueError, match="timeouts must be positive"):
+        Timeouts(lean_s=0)
 
 
 # --- our own server with lean-repl-sim -------------------------------------------------------------------------

@@ -159,9 +159,9 @@ def checked(url: str, code: str) -> Any:
 
 
 def test_checks_in_lean_accept_a_real_proof(url: str) -> None:
-    from kimina_verify import VerdictKind, VerifyItem, verify_sync
+    from kimina_verify import Endpoint, Timeouts, VerdictKind, VerifierOptions, VerifyItem, verify_sync
 
-    (verdict,) = verify_sync([VerifyItem(PROOF, STATEMENT)], url=url, timeout=300)
+    (verdict,) = verify_sync([VerifyItem(PROOF, STATEMENT)], VerifierOptions(Endpoint(url), Timeouts(lean_s=300)))
     assert verdict.kind is VerdictKind.VALID and verdict.lean_checks, verdict.detail
     result, direct = checked(url, PROOF)
     answer = result["kimina_checks"]

@@ -13,7 +13,16 @@ from typing import Any
 
 import httpx
 import pytest
-from kimina_verify import VerdictKind, Verifier, VerifyItem, build_check_code, verdict_from_result
+from kimina_verify import (
+    Endpoint,
+    Retries,
+    VerdictKind,
+    Verifier,
+    VerifierOptions,
+    VerifyItem,
+    build_check_code,
+    verdict_from_result,
+)
 from kimina_verify.attacks import HEADER, PROOF, SIGNATURE, STATEMENT
 from kimina_verify.lean_checks import EXTENSION, ChecksRequest, TargetFacts, check_command, nonce_seen, read_facts
 from kimina_verify.result import ServerResult
@@ -231,7 +240,7 @@ def _verify(url: str, items: list[VerifyItem]) -> list[Any]:
     import asyncio
 
     async def run() -> list[Any]:
-        async with Verifier(url, retries=0) as verifier:
+        async with Verifier(VerifierOptions(Endpoint(url), retries=Retries(count=0))) as verifier:
             return await verifier.verify(items)
 
     return asyncio.run(run())

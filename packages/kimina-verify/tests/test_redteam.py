@@ -14,7 +14,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kimina_verify import LeanCode, VerdictKind, Verifier, VerifyItem, build_check_code
+from kimina_verify import (
+    Checks,
+    Endpoint,
+    LeanCode,
+    Retries,
+    Timeouts,
+    VerdictKind,
+    Verifier,
+    VerifierOptions,
+    VerifyItem,
+    build_check_code,
+)
 from kimina_verify.attacks import CHEAT, HEADER, PROOF, SIGNATURE, STATEMENT
 from kimina_verify.integrity import check_integrity
 from kimina_verify.testing import ServerThread, sim_server, sim_settings
@@ -134,7 +145,9 @@ def url() -> Iterator[str]:
 @pytest.mark.parametrize("lean_checks", [True, False])
 async def test_verifier_does_not_accept_hidden_or_meta_cheats(url: str, lean_checks: bool) -> None:
     items = [VerifyItem(*STATIC_HOLES[n][:2]) for n in ("third_char_implemented_by", "by_elab_skip_kernel")]
-    async with Verifier(url, timeout=20, retries=0, lean_checks=lean_checks) as verifier:
+    async with Verifier(
+        VerifierOptions(Endpoint(url), Timeouts(lean_s=20), Retries(count=0), checks=Checks(lean_checks=lean_checks))
+    ) as verifier:
         verdicts = await verifier.verify(items)
     assert [v.kind for v in verdicts] == [VerdictKind.INTEGRITY, VerdictKind.INTEGRITY]
 
@@ -213,7 +226,7 @@ async def test_a_snippet_that_takes_the_repl_over_cannot_forge_verdicts(tmp_path
     other = HEADER + SIGNATURE + "\n  norm_num -- sim: error linarith failed\n"
     settings = sim_settings(max_repls=1, timeout=10, repl_cmd=(sys.executable, str(script)))
     with ServerThread(settings) as server:
-        async with Verifier(server.url, timeout=10, retries=0) as verifier:
+        async with Verifier(VerifierOptions(Endpoint(server.url), Timeouts(lean_s=10), Retries(count=0))) as verifier:
             honest = await verifier.verify([VerifyItem(failing, STATEMENT)])
             taken = await verifier.verify([VerifyItem(takeover, STATEMENT)])
             later = await verifier.verify([VerifyItem(other, STATEMENT)])
@@ -289,7 +302,9 @@ async def test_stand_in_checks_see_the_changed_meaning(url: str, name: str, monk
     # The static rules refuse both now; switched off here, so that the second layer is tested on its own.
     monkeypatch.setattr("kimina_verify.client.check_integrity", lambda *args, **kwargs: [])
     code, statement, _ = STATIC_HOLES[name]
-    async with Verifier(url, timeout=20, retries=0, lean_checks=True) as verifier:
+    async with Verifier(
+        VerifierOptions(Endpoint(url), Timeouts(lean_s=20), Retries(count=0), checks=Checks(lean_checks=True))
+    ) as verifier:
         (verdict,) = await verifier.verify([VerifyItem(code, statement)])
     assert verdict.kind is VerdictKind.INTEGRITY
     assert verdict.violations[0].code == "type_mismatch"

@@ -31,7 +31,17 @@ from dataclasses import dataclass
 
 import pytest
 from kimina_format.testing import data_file
-from kimina_verify import VerdictKind, Verifier, VerifyItem, build_check_code
+from kimina_verify import (
+    Checks,
+    Endpoint,
+    Retries,
+    Timeouts,
+    VerdictKind,
+    Verifier,
+    VerifierOptions,
+    VerifyItem,
+    build_check_code,
+)
 from kimina_verify.attacks import HEADER, SIGNATURE
 from kimina_verify.attacks import STATEMENT as LOG_STATEMENT
 from kimina_verify.integrity import check_integrity
@@ -651,7 +661,9 @@ _VERIFIER_ATTACKS = ATTACKS
 )
 async def test_verifier_does_not_accept_the_attack(url: str, name: str, mode: str) -> None:
     attack, lean_checks = _BY_NAME[name], mode == "checks"
-    async with Verifier(url, timeout=20, retries=0, lean_checks=lean_checks) as verifier:
+    async with Verifier(
+        VerifierOptions(Endpoint(url), Timeouts(lean_s=20), Retries(count=0), checks=Checks(lean_checks=lean_checks))
+    ) as verifier:
         (verdict,) = await verifier.verify([VerifyItem(attack.code, attack.statement)])
     assert verdict.kind is not VerdictKind.VALID, attack.lean
 
@@ -666,6 +678,8 @@ async def test_verifier_does_not_accept_the_attack(url: str, name: str, mode: st
 )
 async def test_verifier_accepts_the_lookalike(url: str, name: str, lean_checks: bool) -> None:
     lookalike = next(la for la in LOOKALIKES if la.name == name)
-    async with Verifier(url, timeout=20, retries=0, lean_checks=lean_checks) as verifier:
+    async with Verifier(
+        VerifierOptions(Endpoint(url), Timeouts(lean_s=20), Retries(count=0), checks=Checks(lean_checks=lean_checks))
+    ) as verifier:
         (verdict,) = await verifier.verify([VerifyItem(lookalike.code, lookalike.statement)])
     assert verdict.kind is VerdictKind.VALID, verdict

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kimina_verify import VerdictKind, Verifier, VerifyItem
+from kimina_verify import Checks, Endpoint, Retries, Timeouts, VerdictKind, Verifier, VerifierOptions, VerifyItem
 from kimina_verify.attacks import CHEAT, HEADER, PROOF, SIGNATURE, STATEMENT
 from kimina_verify.server.settings import ServerSettings
 from kimina_verify.testing import ServerThread
@@ -68,7 +68,9 @@ def url() -> Iterator[str]:
 
 
 async def verdicts(url: str, items: list[VerifyItem], *, lean_checks: bool) -> list[VerdictKind]:
-    async with Verifier(url, timeout=120, retries=0, lean_checks=lean_checks) as verifier:
+    async with Verifier(
+        VerifierOptions(Endpoint(url), Timeouts(lean_s=120), Retries(count=0), checks=Checks(lean_checks=lean_checks))
+    ) as verifier:
         return [v.kind for v in await verifier.verify(items)]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from kimina_verify import Verifier, __version__
+from kimina_verify import Endpoint, Retries, Verifier, VerifierOptions, __version__
 from kimina_verify.server.lean_env import describe_lean_env, workspace_lean_env
 from kimina_verify.server.settings import ServerSettings
 from kimina_verify.testing import sim_server
@@ -63,7 +63,7 @@ async def test_health_reports_it_and_the_cache_is_keyed_on_it(url: str, tmp_path
     lean_env = httpx.get(f"{url}/health").json()["lean_env"]
     assert lean_env.startswith(f"lean-repl-sim/{__version__}")
     cache = tmp_path / "verdicts.sqlite"
-    async with Verifier(url, cache=cache, retries=0) as verifier:
+    async with Verifier(VerifierOptions(Endpoint(url), retries=Retries(count=0), cache=str(cache))) as verifier:
         assert await verifier.lean_env() == lean_env
         (verdict,) = await verifier.verify(["theorem t : 1 + 1 = 2 := by\n  norm_num\n"])
     assert verdict.ok

@@ -7,7 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kimina_verify import VerdictKind, Verifier, VerifyItem, build_check_code, check_integrity
+from kimina_verify import (
+    Endpoint,
+    Retries,
+    VerdictKind,
+    Verifier,
+    VerifierOptions,
+    VerifyItem,
+    build_check_code,
+    check_integrity,
+)
 from kimina_verify.sim.recorded import UNRECORDED_ERROR, RecordedVerdicts, replay_key
 from kimina_verify.testing import sim_server
 
@@ -92,7 +101,7 @@ def test_client_assembled_code_finds_its_recorded_row(
 async def test_replay_through_the_client_gives_the_recorded_verdicts(
     strict_url: str, replayable: list[VerifyItem]
 ) -> None:
-    async with Verifier(strict_url, retries=0) as verifier:
+    async with Verifier(VerifierOptions(Endpoint(strict_url), retries=Retries(count=0))) as verifier:
         verdicts = await verifier.verify(replayable)
     assert [v.kind for v in verdicts] == [VerdictKind.VALID] * 2 + [VerdictKind.LEAN_ERROR] * 2
     assert all(UNRECORDED_ERROR not in (v.detail or "") for v in verdicts)
@@ -102,7 +111,7 @@ async def test_unrecorded_code_fails_under_unrecorded_error(strict_url: str, rep
     """A recorded success with one tactic changed was never recorded: strict replay fails it, never accepts it."""
     valid = replayable[0]
     changed = VerifyItem(valid.code.rstrip() + "\n  <;> rfl\n", valid.formal_statement)
-    async with Verifier(strict_url, retries=0) as verifier:
+    async with Verifier(VerifierOptions(Endpoint(strict_url), retries=Retries(count=0))) as verifier:
         (verdict,) = await verifier.verify([changed])
     assert verdict.kind is VerdictKind.LEAN_ERROR and UNRECORDED_ERROR in (verdict.detail or "")
 
@@ -111,6 +120,6 @@ async def test_unrecorded_code_follows_the_rules_by_default(data_dir: Path, repl
     valid = replayable[0]
     changed = VerifyItem(valid.code.rstrip() + "\n  <;> rfl\n", valid.formal_statement)
     with sim_server(max_repls=1, timeout=10, verdicts=data_dir / RECORDED, time_scale=0.0) as url:
-        async with Verifier(url, retries=0) as verifier:
+        async with Verifier(VerifierOptions(Endpoint(url), retries=Retries(count=0))) as verifier:
             verdicts = await verifier.verify([changed, replayable[2]])
     assert [v.kind for v in verdicts] == [VerdictKind.VALID, VerdictKind.LEAN_ERROR]

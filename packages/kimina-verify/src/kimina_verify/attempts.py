@@ -30,6 +30,20 @@ from kimina_format.prompts import build_fix_messages
 from kimina_verify.feedback import render_feedback
 from kimina_verify.verdict import Verdict, VerdictKind
 
+__all__ = [
+    "CLIENT_RETRIES",
+    "FEEDBACK_MAX_CHARS",
+    "FEEDBACK_MAX_ERRORS",
+    "FIRST_TURN",
+    "FIXABLE_KINDS",
+    "FIX_TURN",
+    "RetryPolicy",
+    "fix_feedback",
+    "fix_messages",
+    "gets_fix_turn",
+    "verify_retrying",
+]
+
 logger = logging.getLogger(__name__)
 
 FIRST_TURN = 1

@@ -24,11 +24,13 @@ from kimina_verify.cache import VerdictCache, cache_key
 from kimina_verify.code import LeanCode
 from kimina_verify.integrity import SORRY_RULES, check_integrity
 from kimina_verify.lean_checks import EXTENSION
-from kimina_verify.options import DEFAULT_URL as DEFAULT_URL  # kept importable from here
-from kimina_verify.options import VerifierOptions, warn_flat
+from kimina_verify.options import DEFAULT_URL, VerifierOptions, warn_flat
 from kimina_verify.result import ServerResult
 from kimina_verify.transport import ServerRejectedError, Transport
 from kimina_verify.verdict import Verdict, VerdictKind, result_kind, verdict_from_result
+
+# DEFAULT_URL lives in options; it stays importable from here, where it was before 0.5.
+__all__ = ["DEFAULT_URL", "Verifier", "VerifyItem", "verify_sync"]
 
 logger = logging.getLogger(__name__)
 

@@ -30,6 +30,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
+__all__ = [
+    "ConfigError",
+    "closest",
+    "dump_config",
+    "field_default",
+    "field_help",
+    "merge_config",
+    "parse_config",
+    "suggest",
+]
+
 
 class ConfigError(ValueError):
     """A configuration that cannot be used; the message is one line naming the key and what is wrong."""

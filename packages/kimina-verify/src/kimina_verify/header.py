@@ -12,10 +12,10 @@ from kimina_format.lean_lexer import Token
 from kimina_format.lean_statement import LeanText
 
 from kimina_verify.hygiene import text_violation
-from kimina_verify.policy import IntegrityPolicy, IntegrityViolation
+from kimina_verify.policy import LEXER_CODES, IntegrityPolicy, IntegrityViolation
 from kimina_verify.token_rules import is_meta_name
 
-_LEXER_CODES = {"ambiguous": "lexer_ambiguous", "unterminated": "unterminated"}
+__all__ = ["check_header", "statement_header"]
 
 
 def statement_header(formal_statement: str) -> str:
@@ -57,7 +57,7 @@ def check_header(text: str, policy: IntegrityPolicy | None = None) -> list[Integ
         found.append((offset, IntegrityViolation(code, message, text.count("\n", 0, offset) + 1)))
 
     for lexed_problem in lean.lexed.problems:
-        add(lexed_problem.offset, _LEXER_CODES[lexed_problem.kind], lexed_problem.message)
+        add(lexed_problem.offset, LEXER_CODES[lexed_problem.kind], lexed_problem.message)
     lines = _command_lines(text, lean.lexed.tokens)
     seen_other = False
     for line in lines:

@@ -9,6 +9,8 @@ import re
 
 from kimina_verify.policy import IntegrityViolation
 
+__all__ = ["safe_text", "text_violation"]
+
 # Lone surrogates (a Python str may hold them; UTF-8 cannot), NUL and the C0 controls other than tab, LF and CR.
 _BAD = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 

@@ -20,6 +20,7 @@ from kimina_verify.policy import (
     DEFAULT_ALLOWED_AXIOMS,
     DEFAULT_ALLOWED_OPTION_PREFIXES,
     DEFAULT_ALLOWED_OPTIONS,
+    LEXER_CODES,
     NATIVE_AXIOMS,
     IntegrityPolicy,
     IntegrityViolation,
@@ -41,7 +42,6 @@ __all__ = [
 
 SORRY_RULES = frozenset({"sorry", "admit", "sorry_ax", "stop"})
 """Rules about unfinished proofs: skipped for statements (which end in `sorry`) and for `allow_sorry` items."""
-_LEXER_CODES = {"ambiguous": "lexer_ambiguous", "unterminated": "unterminated"}
 
 
 def check_integrity(
@@ -102,7 +102,7 @@ def check_integrity(
 
 def code_violations(lean: LeanCode, policy: IntegrityPolicy) -> list[tuple[int, IntegrityViolation]]:
     """The rules that need no statement: the lexer's doubts, forbidden tokens, scopes; each with its offset."""
-    found = [violation(lean.text, p.offset, _LEXER_CODES[p.kind], p.message) for p in lean.lexed.problems]
+    found = [violation(lean.text, p.offset, LEXER_CODES[p.kind], p.message) for p in lean.lexed.problems]
     found.extend(TokenScan(lean, policy).run())
     found.extend(scope_violations(lean))
     return found

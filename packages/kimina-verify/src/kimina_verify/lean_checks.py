@@ -27,11 +27,24 @@ from typing import Any
 
 from kimina_verify.axioms import lean_name, parse_axioms
 
+__all__ = [
+    "EXTENSION",
+    "FIELD",
+    "OMITTED",
+    "CheckCommand",
+    "ChecksRequest",
+    "TargetFacts",
+    "check_command",
+    "nonce_seen",
+    "read_facts",
+    "same_name",
+]
+
 EXTENSION = "kimina_checks/1"
 """What a server that runs these checks lists in `/health`'s `extensions`."""
 FIELD = "kimina_checks"
 """The snippet field that asks for the checks, and the result field that answers them."""
-TYPE_OPTIONS = (
+_TYPE_OPTIONS = (
     ("pp.all", "true"),
     ("pp.fullNames", "true"),
     ("pp.explicit", "true"),
@@ -89,7 +102,7 @@ class TargetFacts:
     Attributes:
         name: The constant asked about.
         kind: `theorem`, `def`, `axiom`, ... as `#print` names it; None when Lean did not say.
-        type: Its signature as `#check` prints it with `TYPE_OPTIONS`; None when Lean did not say.
+        type: Its signature as `#check` prints it under `check_command`'s `pp` options; None when Lean did not say.
         axioms: The axioms it depends on; None when Lean did not report them for this name.
         errors: Error messages of the check command (an unknown constant, ...).
     """
@@ -146,7 +159,7 @@ def check_command(nonce: str, theorem: str | None) -> CheckCommand:
     name = "_root_." + lean_name(theorem)
     lines += ["set_option pp.maxSteps 1 in", f"#print {name}"]
     kind_line = len(lines)
-    lines += [f"set_option {option} {value} in" for option, value in TYPE_OPTIONS]
+    lines += [f"set_option {option} {value} in" for option, value in _TYPE_OPTIONS]
     lines.append(f"#check {name}")
     type_line = len(lines)
     lines.append(f"#print axioms {name}")

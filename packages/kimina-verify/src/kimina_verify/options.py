@@ -23,6 +23,18 @@ from typing import Any, Literal
 
 from kimina_verify.policy import IntegrityPolicy
 
+__all__ = [
+    "DEFAULT_URL",
+    "Checks",
+    "Endpoint",
+    "Limits",
+    "Retries",
+    "Timeouts",
+    "VerifierOptions",
+    "nest_flat",
+    "warn_flat",
+]
+
 DEFAULT_URL = "http://localhost:8000"
 
 # The flat keyword arguments `Verifier` took before 0.5, and where each one lives now (group, field).

@@ -1,11 +1,28 @@
-"""`Violation` and `IntegrityPolicy`: the result of an integrity rule, and what the rules accept.
+"""`IntegrityViolation` and `IntegrityPolicy`: the result of an integrity rule, and what the rules accept.
 
 Every rule has a stable violation code and a default message; README.md (integrity section) lists them all.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "DEFAULT_ALLOWED_ATTRIBUTES",
+    "DEFAULT_ALLOWED_AXIOMS",
+    "DEFAULT_ALLOWED_HASH_COMMANDS",
+    "DEFAULT_ALLOWED_IMPORTS",
+    "DEFAULT_ALLOWED_OPTIONS",
+    "DEFAULT_ALLOWED_OPTION_PREFIXES",
+    "LEXER_CODES",
+    "MESSAGES",
+    "NATIVE_AXIOMS",
+    "IntegrityPolicy",
+    "IntegrityViolation",
+    "violation",
+]
 
 DEFAULT_ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 """The axioms of ordinary Lean/Mathlib mathematics."""
@@ -53,10 +70,6 @@ class IntegrityViolation:
     code: str
     message: str
     line: int | None = None
-
-
-Violation = IntegrityViolation
-"""Deprecated alias of `IntegrityViolation` (kimina-verify 0.4); kimina-format's `Violation` is the format rule's."""
 
 
 @dataclass(frozen=True)
@@ -131,8 +144,24 @@ MESSAGES = {
 }
 """Default message of each static rule code."""
 
+LEXER_CODES = {"ambiguous": "lexer_ambiguous", "unterminated": "unterminated"}
+"""The rule code of each kind of problem the lexer reports (`kimina_format.lean_lexer`), in code and in headers."""
 
-def violation(text: str, offset: int, code: str, message: str | None = None) -> tuple[int, Violation]:
+
+def violation(text: str, offset: int, code: str, message: str | None = None) -> tuple[int, IntegrityViolation]:
     """A violation of rule `code` at `offset` of `text` (its line computed), with its offset for sorting."""
     line = text.count("\n", 0, offset) + 1
-    return offset, Violation(code, message or MESSAGES[code], line)
+    return offset, IntegrityViolation(code, message or MESSAGES[code], line)
+
+
+# Renamed in 0.5 (kimina-format's `Violation` is the format rule's); the old name warns and still works.
+_DEPRECATED = {"Violation": "IntegrityViolation"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        new = _DEPRECATED[name]
+        message = f"kimina_verify.policy.{name} is deprecated: use kimina_verify.policy.{new}"
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return globals()[new]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

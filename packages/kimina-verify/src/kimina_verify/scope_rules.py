@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from kimina_format.lean_decls import Declaration
 
 from kimina_verify.code import LeanCode
-from kimina_verify.policy import Violation, violation
+from kimina_verify.policy import IntegrityViolation, violation
+
+__all__ = ["meaning_violations", "scope_violations"]
 
 _BINDER_KEYWORDS = frozenset({"∀", "∃", "∃!", "λ", "fun", "Σ", "∑", "∏", "⋃", "⋂", "∫", "⨆", "⨅", "let"})
 _BINDER_STOPS = frozenset({",", ":", "∈", "=", ">", "<", "≤", "≥", "↦", "|", "in", "∉", "⊆"})
@@ -22,7 +24,7 @@ _OPEN_BRACKETS = {"(": ")", "{": "}", "[": "]", "⦃": "⦄", "⟨": "⟩"}
 _TYPE_KEYWORDS = frozenset({"inductive", "structure", "class"})
 
 
-def scope_violations(lean: LeanCode) -> list[tuple[int, Violation]]:
+def scope_violations(lean: LeanCode) -> list[tuple[int, IntegrityViolation]]:
     """`end` that Lean reads otherwise, scopes left open, and declarations written with `_root_.`."""
     found = [violation(lean.text, p.offset, p.code, p.message) for p in lean.outline.problems]
     for decl in lean.declarations:
@@ -33,7 +35,9 @@ def scope_violations(lean: LeanCode) -> list[tuple[int, Violation]]:
     return found
 
 
-def meaning_violations(lean: LeanCode, statement: LeanCode, target: Declaration) -> list[tuple[int, Violation]]:
+def meaning_violations(
+    lean: LeanCode, statement: LeanCode, target: Declaration
+) -> list[tuple[int, IntegrityViolation]]:
     """Opens before the target that can bring the code's own names in, and declarations a statement name can mean.
 
     An `open` of a namespace the code declares into (`open Hack` after `def Hack.Real.log`), or one with `hiding`,
@@ -45,7 +49,7 @@ def meaning_violations(lean: LeanCode, statement: LeanCode, target: Declaration)
         statement: The dataset statement.
         target: The code's declaration of the statement's theorem.
     """
-    found: list[tuple[int, Violation]] = []
+    found: list[tuple[int, IntegrityViolation]] = []
     own = _own_namespaces(lean)
     opened = {ns for command in statement.outline.opens for ns in command.namespaces}
     # The statement's own opens (`open ... Nat Real`) are in `opened` below, so a code declaration a statement name can
@@ -61,7 +65,7 @@ def meaning_violations(lean: LeanCode, statement: LeanCode, target: Declaration)
             found.append(violation(lean.text, command.start, "open", message))
         opened.update(command.namespaces)
     expected = statement.target(target.name)
-    names = free_names(expected.statement if expected is not None else target.statement)
+    names = _free_names(expected.statement if expected is not None else target.statement)
     # `theorem Hack.target` elaborates inside `namespace Hack` (`expandDeclNamespace?`): its names resolve there too.
     written = (target.written_name or "").removeprefix("_root_.").rpartition(".")[0]
     namespace = ".".join(filter(None, [target.namespace, written]))
@@ -99,7 +103,7 @@ def _resolutions(names: set[str], namespace: str, opened: set[str]) -> set[str]:
     return {f"{p}.{name}" if p else name for name in names for p in prefixes}
 
 
-def free_names(statement: Sequence[str]) -> set[str]:
+def _free_names(statement: Sequence[str]) -> set[str]:
     """The identifiers of a statement that are not bound in it (binder names, `∀ x`, `fun x`, `{x | ...}`).
 
     A heuristic on tokens: a bound name shadows every global one, so leaving one out only costs a missed warning for

@@ -12,7 +12,9 @@ from kimina_format.lean_decls import COMMAND_WORDS, DECLARATION_KEYWORDS, MODIFI
 from kimina_format.lean_lexer import Token
 
 from kimina_verify.code import LeanCode
-from kimina_verify.policy import MESSAGES, IntegrityPolicy, Violation, violation
+from kimina_verify.policy import MESSAGES, IntegrityPolicy, IntegrityViolation, violation
+
+__all__ = ["TokenScan", "before_target", "context_commands", "is_meta_name"]
 
 _SYNTAX_COMMANDS = (
     *("macro", "macro_rules", "syntax", "elab", "elab_rules", "declare_syntax_cat", "binder_predicate"),
@@ -65,7 +67,7 @@ class TokenScan:
         self.lean = lean
         self.policy = policy
         self.tokens = lean.lexed.tokens
-        self.found: list[tuple[int, Violation]] = []
+        self.found: list[tuple[int, IntegrityViolation]] = []
 
     def add(self, offset: int, code: str, message: str | None = None) -> None:
         """Record a violation of `code` at `offset`."""
@@ -77,7 +79,7 @@ class TokenScan:
             return self.tokens[i + 1]
         return None
 
-    def run(self) -> list[tuple[int, Violation]]:
+    def run(self) -> list[tuple[int, IntegrityViolation]]:
         """Scan every token; return the violations found, each with its offset."""
         modules = self.import_modules()
         for i, tok in enumerate(self.tokens):
@@ -224,7 +226,7 @@ def is_meta_name(name: str) -> bool:
 _VARIABLE_WORDS = frozenset({"variable", "include"})
 
 
-def is_variable_word(tok: Token) -> bool:
+def _is_variable_word(tok: Token) -> bool:
     """`variable`, `include` or another spelling of them (Mathlib's `variable?`; `!` for good measure)."""
     return tok.kind == "ident" and tok.text.rstrip("?!") in _VARIABLE_WORDS
 
@@ -240,7 +242,7 @@ def context_commands(lean: LeanCode, target_start: int) -> list[tuple[int, tuple
     for i, tok in enumerate(tokens):
         if tok.start >= target_start:
             break
-        if tok.kind != "ident" or not (tok.text in ("instance", "default_instance") or is_variable_word(tok)):
+        if tok.kind != "ident" or not (tok.text in ("instance", "default_instance") or _is_variable_word(tok)):
             continue
         j = i + 1
         while j < len(tokens) and tokens[j].start < target_start and not _starts_command(text, tokens[j]):
@@ -257,14 +259,14 @@ def _starts_command(text: str, tok: Token) -> bool:
 
 def before_target(
     lean: LeanCode, target_start: int, context: tuple[tuple[str, ...], ...] = ()
-) -> list[tuple[int, Violation]]:
+) -> list[tuple[int, IntegrityViolation]]:
     """Instances and variables declared before the target can change what its (token-identical) statement means.
 
     `deriving instance C for T` is allowed when every `T` is a type this code declares (it cannot change the
     statement's own types). A statement that brings its own context (`context`: its `context_commands` texts) lets
     the code repeat exactly those commands, each once; any other instance or variable is still refused.
     """
-    found: list[tuple[int, Violation]] = []
+    found: list[tuple[int, IntegrityViolation]] = []
     tokens = lean.lexed.tokens
     own_types = {d.name for d in lean.declarations if d.keyword in ("inductive", "structure", "class") and d.name}
     own_types |= {name.rpartition(".")[2] for name in own_types}
@@ -274,7 +276,7 @@ def before_target(
         if allowed[command] > 0:
             allowed[command] -= 1
             continue
-        if is_variable_word(tok):
+        if _is_variable_word(tok):
             found.append(violation(lean.text, tok.start, "variable"))
         elif i and tokens[i - 1].is_keyword("deriving"):
             if not _derives_own_types(lean.text, tokens, i, own_types):

@@ -22,6 +22,16 @@ from kimina_verify.integrity import IntegrityPolicy, IntegrityViolation
 from kimina_verify.lean_checks import OMITTED, TargetFacts, same_name
 from kimina_verify.result import ServerResult
 
+__all__ = [
+    "SORRY_WARNING",
+    "LeanMessage",
+    "Positions",
+    "Verdict",
+    "VerdictKind",
+    "result_kind",
+    "verdict_from_result",
+]
+
 Positions = Literal["auto", "file", "body"]
 """How a server reports message lines: `file` (whole snippet, upstream since 2025-10), `body` (after the import
 header, kimina-lean-server 2.0.0 image and PyPI fork), or `auto` (calibrated on our `#print axioms` line, else
@@ -151,7 +161,7 @@ class Verdict:
         )
 
 
-def classify_error(error: str) -> VerdictKind:
+def _classify_error(error: str) -> VerdictKind:
     """Kind of a server error string.
 
     Lean running out of time or memory on the proof body is `timeout`; a snippet over the server's size limit is
@@ -181,7 +191,7 @@ def result_kind(result: ServerResult) -> VerdictKind | None:
     if result.infra:
         return VerdictKind.INFRA
     if result.error is not None:
-        return classify_error(result.error)
+        return _classify_error(result.error)
     if result.response is None:
         return VerdictKind.INFRA
     if "message" in result.response:

@@ -12,14 +12,16 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-ENV_PREFIX = "LEAN_SERVER_"
+__all__ = ["MEMORY_RECYCLE_FRACTION", "ServerSettings", "parse_memory"]
+
+_ENV_PREFIX = "LEAN_SERVER_"
 # Where the infra/lean image puts the REPL, relative to the Lake project the REPL runs in.
-DEFAULT_REPL_PATH = "../repl/.lake/build/bin/repl"
+_DEFAULT_REPL_PATH = "../repl/.lake/build/bin/repl"
 # A REPL whose resident memory passes this share of its limit is replaced before it can hit the limit.
 MEMORY_RECYCLE_FRACTION = 0.8
 
 
-def default_max_repls() -> int:
+def _default_max_repls() -> int:
     """One REPL per core, leaving one core for the server itself (the upstream default)."""
     return max((os.cpu_count() or 2) - 1, 1)
 
@@ -65,8 +67,8 @@ class ServerSettings:
     api_key: str | None = None
     repl_cmd: tuple[str, ...] = ()
     project_dir: str | None = None
-    repl_path: str = DEFAULT_REPL_PATH
-    max_repls: int = field(default_factory=default_max_repls)
+    repl_path: str = _DEFAULT_REPL_PATH
+    max_repls: int = field(default_factory=_default_max_repls)
     max_repl_uses: int = 500
     max_repl_mem: int = 8192
     timeout: float = 60.0
@@ -138,13 +140,13 @@ class ServerSettings:
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         for f in fields(cls):
-            raw = env.get(ENV_PREFIX + f.name.upper())
+            raw = env.get(_ENV_PREFIX + f.name.upper())
             if raw is None:
                 continue
             try:
                 value = _upstream_env(f.name, raw.strip())
             except ValueError as exc:
-                raise ValueError(f"{ENV_PREFIX}{f.name.upper()}={raw!r}: {exc}") from exc
+                raise ValueError(f"{_ENV_PREFIX}{f.name.upper()}={raw!r}: {exc}") from exc
             if value is not None:
                 values[f.name] = value
         try:
@@ -153,7 +155,9 @@ class ServerSettings:
             key, _, problem = str(exc).partition(": ")
             name = key.split(".")[0]
             if name in values:
-                raise ValueError(f"{ENV_PREFIX}{name.upper()}={env[ENV_PREFIX + name.upper()]!r}: {problem}") from None
+                raise ValueError(
+                    f"{_ENV_PREFIX}{name.upper()}={env[_ENV_PREFIX + name.upper()]!r}: {problem}"
+                ) from None
             raise ValueError(problem or str(exc)) from None  # a rule across fields, from __post_init__
 
 
