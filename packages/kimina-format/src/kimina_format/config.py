@@ -96,7 +96,7 @@ class FormatConfig:
     near_duplicate_min_chars: int = 100
     max_near_duplicates: int | None = 14
     template_min_chars: int = 16
-    template_band_chars: int = 8
+    template_band_chars: int = 12
     max_template_repeats: int | None = 10
     max_paraphrased_copies: int | None = 100
     max_short_line_repeats: int | None = 250

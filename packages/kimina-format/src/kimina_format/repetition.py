@@ -13,9 +13,8 @@ from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 from itertools import compress
-from operator import itemgetter, or_
-from os.path import commonprefix
-from typing import NamedTuple
+from operator import getitem, itemgetter, or_
+from typing import NamedTuple, cast
 
 from kimina_format.config import FormatConfig
 from kimina_format.padding import over_limit_run
@@ -150,28 +149,42 @@ def _template_loop(units: list[bytes], keys: bytes, config: FormatConfig, text: 
     band = config.template_band_chars
     heads = list(map(itemgetter(slice(None, band)), units))
     tails = list(map(itemgetter(slice(-band, None)), units))
-    middles = [unit[(len(unit) - band) // 2 : (len(unit) + band) // 2] for unit in units]
+    sizes = list(map(len, units))
+    # Each unit's middle band, sliced in C: the slice for each length, looked up by the unit's length.
+    middles = list(map(_slice_bytes, units, map(_centred(band, max(sizes)).__getitem__, sizes)))
     flags = bytes(len(units))
     for bands in (heads, tails, middles):
         counts = Counter(bands)
         if max(counts.values()) > limit:
-            hot = {b for b, n in counts.items() if n > limit}
+            hot = set(compress(counts, map(limit.__lt__, counts.values())))
             flags = bytes(map(or_, flags, map(hot.__contains__, bands)))
     stretches = [m.span() for m in re.finditer(rb"\x01{%d,}" % (limit + 1), flags)]
     if not stretches:
         return 0
     # Confirm on the exact lines: the units, spaces deleted and digits kept, found by their keys' lengths.
-    least = config.template_min_chars
-    lines = [
-        "".join(line.lower().split())
-        for line, key in zip(text().split("\n"), keys.split(b"\n"), strict=True)
-        if len(key) >= least
-    ]
+    key_lines = keys.split(b"\n")
+    at = list(compress(range(len(key_lines)), map(config.template_min_chars.__le__, map(len, key_lines))))
+    text_lines = text().split("\n")
     best = max(
-        _similar_loop(lines[start:end], (heads[start:end], tails[start:end], middles[start:end]))
+        _similar_loop(
+            ["".join(text_lines[i].lower().split()) for i in at[start:end]],
+            (heads[start:end], tails[start:end], middles[start:end]),
+        )
         for start, end in stretches
     )
     return best if best > limit else 0
+
+
+def _centred(band: int, longest: int) -> list[slice]:
+    """The slice of the middle `band` bytes of a line, for each line length up to `longest` (kept and grown)."""
+    table = _CENTRED.setdefault(band, [])
+    table.extend(slice((size - band) // 2, (size + band) // 2) for size in range(len(table), longest + 1))
+    return table
+
+
+_CENTRED: dict[int, list[slice]] = {}
+# `operator.getitem`, typed for bytes and a slice (mypy cannot pick one of its overloads for `map`).
+_slice_bytes = cast(Callable[[bytes, slice], bytes], getitem)
 
 
 def _similar_loop(lines: list[str], bands: tuple[list[bytes], ...]) -> int:
@@ -216,12 +229,8 @@ def _alike(a: str, b: str) -> bool:
     if a == b:
         return True
     longer, shorter = max(len(a), len(b)), min(len(a), len(b))
-    head = 0
-    while head < shorter and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < shorter - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
+    head = _common_opening(a, b, shorter)
+    tail = _common_opening(a[::-1], b[::-1], shorter - head)
     if 4 * (head + tail) >= 3 * longer or longer - head - tail <= _WORD_CHARS:
         # A line whose number changes is an enumeration (`729 is not a fourth power`), not a loop: such copies are
         # bounded by `max_line_repeats` instead, as their keys are equal.
@@ -240,9 +249,23 @@ def _alike(a: str, b: str) -> bool:
     return not _DIGIT.search(before + after)
 
 
+def _common_opening(a: str, b: str, most: int) -> int:
+    """Length of the common opening of `a` and `b`, at most `most`: a binary search of slice comparisons, in C."""
+    if a[:most] == b[:most]:
+        return most
+    low, high = 0, most - 1  # the opening is shorter than `most`
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
 def _changed(a: str, b: str) -> str:
     """What `a` and `b` hold after their common opening, both."""
-    common = len(commonprefix((a, b)))
+    common = _common_opening(a, b, min(len(a), len(b)))
     return a[common:] + b[common:]
 
 
