@@ -210,12 +210,7 @@ ATTACKS: dict[str, tuple[Attack, tuple[Any, ...]]] = {
     ),
     "a spelled and a numbered counter": (
         Attack(lambda ls: "\n".join(f"Attempt {w} (try {i}): {ls[0]}" for i, w in enumerate(SPELLED, 1)), most=90),
-        (
-            hole(
-                "_alike vetoes any change holding a digit as an enumeration, even when a word changes too, so the"
-                " keys differ (no max_line_repeats) and the template loop is not confirmed"
-            ),
-        ),
+        (),  # closed: a word change sets the loop apart from an enumeration
     ),
     "a passage with a numbered line": (
         Attack(
@@ -224,16 +219,11 @@ ATTACKS: dict[str, tuple[Attack, tuple[Any, ...]]] = {
             ),
             most=90,
         ),
-        (hole("the numbered line of each copy is not _alike its predecessor (digit veto) and breaks every run"),),
+        (),  # closed: a word change sets the loop apart from an enumeration
     ),
     "dropping a different word each copy": (
         Attack(drop_each_word, most=99, needs=1),
-        (
-            hole(
-                "on real (math) lines the dropped words are often numbers or next to them: the digit veto of _alike"
-                " rejects the pair"
-            ),
-        ),
+        (),  # closed: a word change sets the loop apart from an enumeration
     ),
     "two words changed far apart": (
         Attack(lambda ls: "\n".join(two_words(ls[0], w, r) for w, r in zip(SPELLED, ROMAN, strict=True)), least=60),
@@ -255,13 +245,7 @@ ATTACKS: dict[str, tuple[Attack, tuple[Any, ...]]] = {
     ),
     "a homoglyph at a moving place": (
         Attack(lambda ls: "\n".join(homoglyph(ls[0], k, 16) for k in range(16)), least=60),
-        (
-            hole(
-                "consecutive copies differ at two places (the old and the new look-alike letter); where a number of"
-                " the line lies between them, _alike's span of change holds that unchanged digit and the digit veto"
-                " takes the pair for an enumeration"
-            ),
-        ),
+        (),  # closed: a word change sets the loop apart from an enumeration
     ),
     "a sentence drifting one word at a time": (
         Attack(lambda ls: "\n".join(drift(ls[0], 20, seed=1)), least=60, most=99),

@@ -35,7 +35,9 @@ _MAX_LOOP_LINES = 64
 _REPEATED_STRETCH = re.compile(rb"\x01{2,}")
 # A word that a loop's copies may differ in, on lines too short for the three-quarters rule of `_alike`.
 _WORD_CHARS = 12
+_NO_DIGITS = str.maketrans("", "", string.digits)
 _DIGIT = re.compile(r"[0-9]")
+_MATH = re.compile(r"[$^\\=+*/<>_{}]")
 
 
 class Repetition(NamedTuple):
@@ -188,28 +190,33 @@ _slice_bytes = cast(Callable[[bytes, slice], bytes], getitem)
 
 
 def _similar_loop(lines: list[str], bands: tuple[list[bytes], ...]) -> int:
-    """Most copies in a row of a passage of `lines` whose copies are alike (`_alike`).
+    """Most copies in a row of a passage of `lines` whose copies are alike (`_alike`), a word changed in one at least.
 
     `_longest_loop` with likeness for equality: a line continues a run when it is like the line one period back, and
     otherwise starts a candidate period at the last earlier line that shares one of its `bands` (an opening, an
-    ending, a middle), if it is like that one. A run of equal copies only is not counted: short lines written again
-    and again are `max_short_line_repeats`' to bound, long ones `max_consecutive_repeats`'.
+    ending, a middle), if it is like that one. A run counts only once a word changed in it: equal copies are the
+    other loop rules' to bound (`max_short_line_repeats`, `max_consecutive_repeats`), and copies whose numbers
+    change are an enumeration (`max_line_repeats`); both may still be lines of a passage that loops with a counter.
     """
     best = 1
     last: list[dict[bytes, int]] = [{} for _ in bands]
     period = run = 0
-    varied = False  # whether the run holds two copies that differ: equal copies are the other loop rules' to count
+    varied = False  # whether a word changed between two copies of the run
     for i, line in enumerate(lines):
-        if period and _alike(lines[i - period], line):
+        likeness = _alike(lines[i - period], line) if period else _UNLIKE
+        if likeness:
             run += 1
-            varied = varied or lines[i - period] != line
+            varied = varied or likeness == _WORD_CHANGED
         else:
             period = run = 0
             varied = False
             for seen, kind in zip(last, bands, strict=True):
                 previous = seen.get(kind[i])
-                if previous is not None and i - previous <= _MAX_LOOP_LINES and _alike(lines[previous], line):
-                    period, run, varied = i - previous, 1, lines[previous] != line
+                if previous is None or i - previous > _MAX_LOOP_LINES:
+                    continue
+                likeness = _alike(lines[previous], line)
+                if likeness:
+                    period, run, varied = i - previous, 1, likeness == _WORD_CHANGED
                     break
         for seen, kind in zip(last, bands, strict=True):
             seen[kind[i]] = i
@@ -218,35 +225,51 @@ def _similar_loop(lines: list[str], bands: tuple[list[bytes], ...]) -> int:
     return best
 
 
-def _alike(a: str, b: str) -> bool:
-    """Whether `b` is `a` with a word or two changed: in one place, or at both ends.
+# How alike two lines are (`_alike`): not, alike with equal words (equal, or only numbers changed), a word changed.
+_UNLIKE, _SAME_WORDS, _WORD_CHANGED = 0, 1, 2
+
+
+def _alike(a: str, b: str) -> int:
+    """Whether `b` is `a` with a word or two changed, in one place or at both ends, and whether a word changed.
 
     One place: their common opening and ending cover three quarters of the longer line, or leave at most
-    `_WORD_CHARS` characters between them (a word, on a short line); and what changed holds no digit. Both ends: the lines are
-    within a third of each other's length, the middle half of `a` is in `b` verbatim, and what changes around it
-    holds no digit.
+    `_WORD_CHARS` characters between them (a word, on a short line). Both ends: the lines are within a third of each
+    other's length and the middle half of `a` is in `b` verbatim. Returns `_WORD_CHANGED`, or `_SAME_WORDS` when the
+    lines are equal or only their numbers changed (`_numbers_only`), or `_UNLIKE`.
     """
     if a == b:
-        return True
+        return _SAME_WORDS
     longer, shorter = max(len(a), len(b)), min(len(a), len(b))
     head = _common_opening(a, b, shorter)
     tail = _common_opening(a[::-1], b[::-1], shorter - head)
     if 4 * (head + tail) >= 3 * longer or longer - head - tail <= _WORD_CHARS:
-        # A line whose number changes is an enumeration (`729 is not a fourth power`), not a loop: such copies are
-        # bounded by `max_line_repeats` instead, as their keys are equal.
-        return not _DIGIT.search(a[head : len(a) - tail] + b[head : len(b) - tail])
+        return _SAME_WORDS if _numbers_only(a[head : len(a) - tail], b[head : len(b) - tail]) else _WORD_CHANGED
     if 3 * longer > 4 * shorter:
-        return False
+        return _UNLIKE
     quarter = len(a) // 4
     middle = a[quarter : len(a) - quarter]
     at = b.find(middle)
     if at < 0:
-        return False
+        return _UNLIKE
     # What changed: before the kept middle (less what both keep just before it) and after it (less what both keep
-    # just after it). Numbers that change at both ends are an enumeration (`x = 3: ... ; 27 ∉ ...`), not a loop.
+    # just after it).
     before = _changed(a[head:quarter][::-1], b[head:at][::-1])
     after = _changed(a[len(a) - quarter : len(a) - tail], b[at + len(middle) : len(b) - tail])
-    return not _DIGIT.search(before + after)
+    return _SAME_WORDS if _numbers_only(*before) and _numbers_only(*after) else _WORD_CHANGED
+
+
+def _numbers_only(a: str, b: str) -> bool:
+    r"""Whether changes `a` -> `b` between two lines make them an enumeration, not copies of one line.
+
+    An enumeration changes numbers: only digits (`729 is not a fourth power`, `x = 3: ... 27 ∉ ...`), or digits
+    within a formula (`1. $a^3$ (from the first)`, `2. $-a^2 b$ (from the first)`). Copies with equal keys are
+    bounded by `max_line_repeats` instead. A word changed beside a number (`Attempt one (try 1)`) is no enumeration,
+    nor is a formula changed without a digit (`$\alpha$`, `$\beta$`).
+    """
+    both = a + b
+    if _DIGIT.search(both) is None:
+        return False
+    return a.translate(_NO_DIGITS) == b.translate(_NO_DIGITS) or _MATH.search(both) is not None
 
 
 def _common_opening(a: str, b: str, most: int) -> int:
@@ -263,10 +286,10 @@ def _common_opening(a: str, b: str, most: int) -> int:
     return low
 
 
-def _changed(a: str, b: str) -> str:
-    """What `a` and `b` hold after their common opening, both."""
+def _changed(a: str, b: str) -> tuple[str, str]:
+    """What `a` and `b` hold after their common opening."""
     common = _common_opening(a, b, min(len(a), len(b)))
-    return a[common:] + b[common:]
+    return a[common:], b[common:]
 
 
 def _paragraph_repeats(keys: bytes, min_chars: int) -> int:
