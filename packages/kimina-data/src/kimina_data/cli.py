@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kimina_format.exit_codes import ExitCode
-from kimina_verify.config import field_help
+from kimina_verify.config import field_help, merge_config
 from kimina_verify.errors import VerifierUnavailable
 from rich.console import Console
 from rich.logging import RichHandler
@@ -127,7 +127,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--verify-url",
         metavar="URL",
-        help="kimina-verify server for the variants' statement check (default $LEAN_SERVER_API_URL)",
+        help="kimina-verify server for the variants' statement check: verifier.endpoint.url (default "
+        "$LEAN_SERVER_API_URL)",
     )
     build.add_argument("--val-fraction", type=float, metavar="F", help=field_help(BuildConfig, "val_fraction"))
     build.add_argument("--seed", type=int, help=field_help(BuildConfig, "seed"))
@@ -161,13 +162,19 @@ def config_from_args(args: argparse.Namespace) -> BuildConfig:
         "dedup": False if args.no_dedup else None,
         "decontaminate": [] if args.no_decontaminate else args.decontaminate,
         "max_calls": args.max_calls,
-        "verify_url": args.verify_url,
         "val_fraction": args.val_fraction,
         "seed": args.seed,
     }
     data.update({key: value for key, value in given.items() if value is not None})
     if args.gemini_model:
         data["gemini"] = {**data.get("gemini", {}), "model": args.gemini_model}
+    if args.verify_url:
+        # Over the config file's own verifier section (and its old flat `verify_url`, which it replaces).
+        data.pop("verify_url", None)
+        data.pop("verify-url", None)
+        verifier = data.get("verifier")
+        given = verifier if isinstance(verifier, dict) else {}
+        data["verifier"] = merge_config(given, {"endpoint": {"url": args.verify_url}})
     return BuildConfig.from_mapping(data)
 
 
