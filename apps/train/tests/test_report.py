@@ -118,3 +118,13 @@ def test_report_launch_reads_the_recipe_and_writes_the_summary(run: RunFolder, t
     assert run.summary.is_file() and run.plot.is_file()
     assert report_launch(recipe, RunFolder(tmp_path / "failed").create(), console, started=0.0) is None
     assert "verl logged no training step" in " ".join(console.export_text().split())
+
+
+def test_the_summary_is_a_train_summary_and_the_old_name_warns() -> None:
+    from kimina_train import report
+
+    with pytest.warns(DeprecationWarning, match="use kimina_train.report.TrainSummary"):
+        assert report.RunSummary is report.TrainSummary
+    assert "RunSummary" not in report.__all__ and "TrainSummary" in report.__all__
+    with pytest.raises(AttributeError, match="has no attribute 'Summary'"):
+        report.Summary  # noqa: B018

@@ -21,8 +21,8 @@ from kimina_train.recipe import Recipe
 from kimina_train.runfolder import RunFolder
 
 __all__ = [
-    "RunSummary",
     "StepSummary",
+    "TrainSummary",
     "history_state",
     "plot_metrics",
     "read_answers",
@@ -67,8 +67,8 @@ class StepSummary:
 
 
 @dataclass(frozen=True)
-class RunSummary:
-    """A launch's outcome in figures.
+class TrainSummary:
+    """A training launch's outcome in figures (`summary.json`); kimina-eval's `RunSummary` is an evaluation's.
 
     Attributes:
         steps: One entry per step verl logged.
@@ -84,6 +84,20 @@ class RunSummary:
     verifier_checks: dict[str, int] | None
     history_problems: int | None = None
     history_note: str | None = None
+
+
+def __getattr__(name: str) -> Any:
+    # Renamed in kimina-train 0.5 (kimina-eval's `RunSummary` is an evaluation run's summary); the old name warns.
+    if name == "RunSummary":
+        import warnings
+
+        warnings.warn(
+            "kimina_train.report.RunSummary is deprecated: use kimina_train.report.TrainSummary",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return TrainSummary
+    raise AttributeError(f"module 'kimina_train.report' has no attribute {name!r}")
 
 
 def _read_step_metrics(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -130,7 +144,7 @@ def summarize(
     answers_log: Path | None = None,
     since: float = 0.0,
     verifier_checks: dict[str, int] | None = None,
-) -> RunSummary:
+) -> TrainSummary:
     """Gather the launch's figures from the run folder.
 
     Args:
@@ -156,10 +170,10 @@ def summarize(
         )
     latest = run.checkpoints / "latest_checkpointed_iteration.txt"
     checkpoint = int(latest.read_text().strip()) if latest.is_file() else None
-    return RunSummary(steps=steps, checkpoint_step=checkpoint, verifier_checks=verifier_checks)
+    return TrainSummary(steps=steps, checkpoint_step=checkpoint, verifier_checks=verifier_checks)
 
 
-def write_summary(run: RunFolder, summary: RunSummary) -> Path:
+def write_summary(run: RunFolder, summary: TrainSummary) -> Path:
     """`summary.json` in the run folder."""
     data = asdict(summary)
     for entry, step in zip(data["steps"], summary.steps, strict=True):
@@ -168,7 +182,7 @@ def write_summary(run: RunFolder, summary: RunSummary) -> Path:
     return run.summary
 
 
-def render_summary(summary: RunSummary, console: Console) -> None:
+def render_summary(summary: TrainSummary, console: Console) -> None:
     """A table of the steps, then the checkpoint, the verifier's checks and the history."""
     table = Table(title="Training steps (verl's metrics)")
     for column in ("step", "reward mean", "reward max", "fix turns", "replayed answers", "seconds"):
@@ -204,7 +218,7 @@ def _fmt(value: float | None, spec: str = ".3f") -> str:
     return "-" if value is None else format(value, spec)
 
 
-def plot_metrics(run: RunFolder, summary: RunSummary) -> Path | None:
+def plot_metrics(run: RunFolder, summary: TrainSummary) -> Path | None:
     """`metrics.png`: reward, fix turns and replays, loss, gradient norm and response length per step."""
     steps = _read_step_metrics(run.metrics)
     if not steps:
@@ -278,7 +292,7 @@ def report_launch(
     *,
     started: float,
     verifier_checks: dict[str, int] | None = None,
-) -> RunSummary | None:
+) -> TrainSummary | None:
     """Print the launch's steps and write `summary.json` and `metrics.png`; None when verl logged no step.
 
     Args:
