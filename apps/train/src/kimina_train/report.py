@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kimina_format.lazy import lazy_exports
 from rich.console import Console
 from rich.table import Table
 
@@ -86,18 +87,8 @@ class TrainSummary:
     history_note: str | None = None
 
 
-def __getattr__(name: str) -> Any:
-    # Renamed in kimina-train 0.5 (kimina-eval's `RunSummary` is an evaluation run's summary); the old name warns.
-    if name == "RunSummary":
-        import warnings
-
-        warnings.warn(
-            "kimina_train.report.RunSummary is deprecated: use kimina_train.report.TrainSummary",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return TrainSummary
-    raise AttributeError(f"module 'kimina_train.report' has no attribute {name!r}")
+# Renamed in kimina-train 0.5 (kimina-eval's `RunSummary` is an evaluation run's summary); the old name warns.
+__getattr__, __dir__ = lazy_exports(__name__, deprecated={"RunSummary": ("kimina_train.report", "TrainSummary")})
 
 
 def _read_step_metrics(path: Path) -> list[tuple[int, dict[str, Any]]]:
