@@ -42,12 +42,15 @@ class _FailingServer:
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
-    """A fake clock that `asyncio.sleep` (the retries' waits) advances instead of waiting."""
+async def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
+    """A fake clock that `asyncio.sleep` (the retries' waits) advances instead of waiting, in this test's loop."""
     fake = _Clock()
     real_sleep = asyncio.sleep
+    loop = asyncio.get_running_loop()
 
     async def sleep(delay: float, result: Any = None) -> Any:
+        if asyncio.get_running_loop() is not loop:  # another thread's loop (a test server's): real time
+            return await real_sleep(delay, result)
         fake.now += delay
         return await real_sleep(0, result)
 
