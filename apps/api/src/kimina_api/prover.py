@@ -35,6 +35,13 @@ from kimina_api.schemas import (
 )
 from kimina_api.settings import PromptTemplate
 
+__all__ = [
+    "Emit",
+    "ProveJob",
+    "Prover",
+    "complete_statement",
+]
+
 logger = logging.getLogger(__name__)
 
 Emit = Callable[[Attempt], Awaitable[None]]
@@ -76,7 +83,7 @@ class ProveJob:
     fix_turns: int
 
 
-def lean_report(verdict: Verdict) -> LeanReport:
+def _lean_report(verdict: Verdict) -> LeanReport:
     """The HTTP view of a kimina-verify verdict."""
     return LeanReport(
         kind=verdict.kind.value,
@@ -229,7 +236,7 @@ class Prover:
             logger.warning("verification failed", extra={"reason": repr(exc)})
             detail = f"verification failed: {type(exc).__name__}: {exc}"
         else:
-            return verdict, lean_report(verdict)
+            return verdict, _lean_report(verdict)
         return None, LeanReport(kind="infra", ok=False, detail=detail)
 
     def _count(self, attempt: Attempt) -> None:

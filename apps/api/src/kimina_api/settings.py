@@ -15,6 +15,15 @@ from kimina_verify.options import nest_flat
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+__all__ = [
+    "API_RETRY_DEFAULTS",
+    "API_VERIFIER_DEFAULTS",
+    "MINIF2F_HEADER",
+    "EngineKind",
+    "PromptTemplate",
+    "Settings",
+]
+
 EngineKind = Literal["transformers", "openai", "vllm"]
 PromptTemplate = Literal["rl", "distill"]
 

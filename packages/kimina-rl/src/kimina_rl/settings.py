@@ -10,6 +10,13 @@ from kimina_verify.attempts import CLIENT_RETRIES, FEEDBACK_MAX_CHARS, FEEDBACK_
 from kimina_verify.config import ConfigError, parse_config, suggest
 from kimina_verify.options import Limits, Retries, VerifierOptions
 
+__all__ = [
+    "RL_VERIFIER_DEFAULTS",
+    "FixSettings",
+    "ScorerSettings",
+    "Settings",
+]
+
 # kimina-rl's own defaults for the client; every other option keeps kimina-verify's default. No client retries (the
 # attempt protocol's `CLIENT_RETRIES`): the scorer owns the retry budget (`ScorerSettings.infra_retry_s`), so the two
 # layers do not multiply; 16 requests in flight per worker process.
