@@ -7,14 +7,14 @@ import pytest
 from kimina_train import launch
 from kimina_train.prepare import launch_config
 from kimina_train.recipe import Recipe
-from kimina_train.runfolder import RunFolder, write_verl_config
+from kimina_train.runfolder import TrainFolder, write_verl_config
 
 
 def test_launch_config_pins_paths_and_the_verifier(
     recipe_17b: Recipe, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("LEAN_SERVER_API_URL", "http://verifier.internal:8000")
-    cfg = launch_config(recipe_17b, RunFolder(tmp_path))
+    cfg = launch_config(recipe_17b, TrainFolder(tmp_path))
     assert "kimina" not in cfg
     repo = Path.cwd()
     assert cfg.data.train_files == str(repo / "runs/data/kimina-promptset/train.parquet")
@@ -34,7 +34,7 @@ def test_main_ppo_reads_the_written_config_as_it_was_composed(recipe_17b: Recipe
     from omegaconf import OmegaConf
     from verl.utils.config import validate_config
 
-    run = RunFolder(tmp_path)
+    run = TrainFolder(tmp_path)
     cfg = launch_config(recipe_17b, run)
     write_verl_config(run, cfg)
     command = launch.verl_command(run)
@@ -48,7 +48,7 @@ def test_main_ppo_reads_the_written_config_as_it_was_composed(recipe_17b: Recipe
 
 
 def test_run_verl_tees_output_and_returns_the_exit_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    run = RunFolder(tmp_path).create()
+    run = TrainFolder(tmp_path).create()
     fake = [sys.executable, "-c", "import os; print('step 1', os.environ['RAY_ADDRESS']); raise SystemExit(3)"]
     monkeypatch.setattr(launch, "verl_command", lambda _: fake)
     assert launch.run_verl(run, ray_address="10.0.0.1:6379") == 3
@@ -63,7 +63,7 @@ def test_app_overrides_reach_the_run_folders_config_through_every_copy(tmp_path:
 
     overrides = ["data.max_response_length=3000", "kimina_rl.verifier.endpoint.url=http://lean.example:8000"]
     recipe = load_recipe("smoke", [*overrides, f"kimina.run_dir={tmp_path}"], cpu=cpu)
-    run = RunFolder(tmp_path)
+    run = TrainFolder(tmp_path)
     write_verl_config(run, launch_config(recipe, run))
     written = OmegaConf.load(run.verl_config)
     assert written.actor_rollout_ref.rollout.response_length == 3000
@@ -77,7 +77,7 @@ def test_a_cpu_launch_selects_verls_cpu_platform_in_every_process(
 ) -> None:
     from kimina_train.recipe import load_recipe
 
-    run = RunFolder(tmp_path)
+    run = TrainFolder(tmp_path)
     cpu = launch_config(load_recipe("smoke", [f"kimina.run_dir={tmp_path}"], cpu=True), run)
     env = cpu.ray_kwargs.ray_init.runtime_env.env_vars
     assert env.VERL_PLATFORM == "cpu" and env.VERL_FILE_LOGGER_PATH == str(run.metrics.absolute())
@@ -101,7 +101,7 @@ def test_every_ray_process_of_a_launch_shares_one_reward_key(
     from kimina_train.recipe import load_recipe
 
     monkeypatch.delenv(REWARD_KEY_ENV, raising=False)
-    run = RunFolder(tmp_path)
+    run = TrainFolder(tmp_path)
     first, second = launch.verl_env(run, None)[REWARD_KEY_ENV], launch.verl_env(run, None)[REWARD_KEY_ENV]
     assert len(first) == 64 and int(first, 16) >= 0 and first != second  # random, from `secrets`, per launch
     monkeypatch.setenv(REWARD_KEY_ENV, "the-users-own-key")

@@ -1,3 +1,5 @@
+import importlib
+import pkgutil
 import re
 import tomllib
 from pathlib import Path
@@ -19,3 +21,22 @@ def test_ships_the_smoke_reference_completions_unchanged(data_dir: Path) -> None
     from kimina_train.references import REFERENCE_FILE
 
     assert REFERENCE_FILE.read_bytes() == (data_dir / "kimina_completions.jsonl").read_bytes()
+
+
+def test_every_module_names_its_public_surface() -> None:
+    """Each module lists what it promises in `__all__`, and every listed name is there.
+
+    `__main__` runs the CLI, so it is not imported. The CPU plugin's modules import verl (a dependency of
+    kimina-rl, always installed with kimina-train); the plugin itself stays inert unless `VERL_PLATFORM=cpu`.
+    """
+    names = [
+        m.name for m in pkgutil.walk_packages(kimina_train.__path__, "kimina_train.") if not m.name.endswith("__main__")
+    ]
+    assert "kimina_train.recipe" in names and "kimina_train.verl_cpu.registration" in names
+    for name in ["kimina_train", *names]:
+        module = importlib.import_module(name)
+        listed = getattr(module, "__all__", None)
+        assert listed is not None, f"{name} has no __all__"
+        missing = [n for n in listed if not hasattr(module, n)]
+        assert not missing, f"{name}.__all__ names what it lacks: {missing}"
+        assert not [n for n in listed if n.startswith("_") and n != "__version__"], name

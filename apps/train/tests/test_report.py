@@ -13,7 +13,7 @@ from kimina_train.report import (
     summarize,
     write_summary,
 )
-from kimina_train.runfolder import RunFolder
+from kimina_train.runfolder import TrainFolder
 from rich.console import Console
 
 
@@ -23,8 +23,8 @@ def _verl_line(step: int, **data: float) -> str:
 
 
 @pytest.fixture
-def run(tmp_path: Path) -> RunFolder:
-    folder = RunFolder(tmp_path).create()
+def run(tmp_path: Path) -> TrainFolder:
+    folder = TrainFolder(tmp_path).create()
     folder.metrics.write_text(
         "\n".join(
             [
@@ -45,7 +45,7 @@ def _answers(path: Path, *entries: tuple[float, int, str]) -> Path:
     return path
 
 
-def test_steps_come_from_verls_metrics_and_the_fix_turns_from_its_turn_count(run: RunFolder) -> None:
+def test_steps_come_from_verls_metrics_and_the_fix_turns_from_its_turn_count(run: TrainFolder) -> None:
     summary = summarize(run, trajectories=8)
     assert [s.step for s in summary.steps] == [1, 2]  # validation at step 0 is not a training step
     first, second = summary.steps
@@ -54,7 +54,7 @@ def test_steps_come_from_verls_metrics_and_the_fix_turns_from_its_turn_count(run
 
 
 def test_answers_count_for_the_step_their_weights_served_and_only_for_this_launch(
-    run: RunFolder, tmp_path: Path
+    run: TrainFolder, tmp_path: Path
 ) -> None:
     log = _answers(
         tmp_path / "rollouts.jsonl",
@@ -70,7 +70,7 @@ def test_answers_count_for_the_step_their_weights_served_and_only_for_this_launc
     assert [s["replayed"] for s in data["steps"]] == [1, 1] and data["checkpoint_step"] == 2
 
 
-def test_the_report_names_the_replay_and_the_verifiers_checks(run: RunFolder, tmp_path: Path) -> None:
+def test_the_report_names_the_replay_and_the_verifiers_checks(run: TrainFolder, tmp_path: Path) -> None:
     log = _answers(tmp_path / "rollouts.jsonl", (1.0, 0, "reference"), (2.0, 0, "sampled"))
     console = Console(record=True, width=120)
     render_summary(
@@ -84,9 +84,9 @@ def test_the_report_names_the_replay_and_the_verifiers_checks(run: RunFolder, tm
     assert "REFERENCE REPLAY" not in quiet.export_text()
 
 
-def test_the_plot_is_written_and_a_run_without_metrics_gets_none(run: RunFolder, tmp_path: Path) -> None:
+def test_the_plot_is_written_and_a_run_without_metrics_gets_none(run: TrainFolder, tmp_path: Path) -> None:
     assert plot_metrics(run, summarize(run, trajectories=8)) == run.plot and run.plot.stat().st_size > 0
-    empty = RunFolder(tmp_path / "empty").create()
+    empty = TrainFolder(tmp_path / "empty").create()
     assert plot_metrics(empty, summarize(empty, trajectories=8)) is None
 
 
@@ -105,7 +105,7 @@ def test_an_empty_history_is_explained_when_every_train_row_is_evaluation_data(t
     assert history_state(tmp_path / "none.sqlite", [str(rows("train"))]) == (0, None)  # nothing to explain
 
 
-def test_report_launch_reads_the_recipe_and_writes_the_summary(run: RunFolder, tmp_path: Path) -> None:
+def test_report_launch_reads_the_recipe_and_writes_the_summary(run: TrainFolder, tmp_path: Path) -> None:
     from kimina_train.recipe import load_recipe
 
     recipe = load_recipe("smoke", [f"kimina.run_dir={run.path}"], cpu=True)
@@ -116,5 +116,23 @@ def test_report_launch_reads_the_recipe_and_writes_the_summary(run: RunFolder, t
     assert summary is not None and [s.replayed for s in summary.steps] == [1, 1]
     assert summary.history_problems == 0  # the smoke keeps a history file; none was written here
     assert run.summary.is_file() and run.plot.is_file()
-    assert report_launch(recipe, RunFolder(tmp_path / "failed").create(), console, started=0.0) is None
+    assert report_launch(recipe, TrainFolder(tmp_path / "failed").create(), console, started=0.0) is None
     assert "verl logged no training step" in " ".join(console.export_text().split())
+
+
+def test_the_summary_is_a_train_summary_and_the_old_name_warns() -> None:
+    from kimina_train import report
+
+    with pytest.warns(DeprecationWarning, match="use kimina_train.report.TrainSummary"):
+        assert report.RunSummary is report.TrainSummary
+    assert "RunSummary" not in report.__all__ and "TrainSummary" in report.__all__
+    with pytest.raises(AttributeError, match="has no attribute 'Summary'"):
+        report.Summary  # noqa: B018
+
+
+def test_the_run_folder_is_a_train_folder_and_the_old_name_warns() -> None:
+    from kimina_train import runfolder
+
+    with pytest.warns(DeprecationWarning, match="use kimina_train.runfolder.TrainFolder"):
+        assert runfolder.RunFolder is runfolder.TrainFolder
+    assert "RunFolder" not in runfolder.__all__ and "TrainFolder" in runfolder.__all__

@@ -1,3 +1,4 @@
+import argparse
 import json
 from pathlib import Path
 
@@ -39,6 +40,30 @@ def test_command_line_options_override_the_config_file(numina_fixture: Path, tmp
     stats = json.loads((tmp_path / "cli" / "stats.json").read_text())
     assert next(s for s in stats["steps"] if s["name"] == "filter win rate")["rows_out"] == 8  # 11 at 0.9
     assert not (tmp_path / "from-config").exists()
+
+
+def test_verify_url_sets_the_verifier_endpoint_over_the_config_file(tmp_path: Path) -> None:
+    from kimina_data.cli import config_from_args
+
+    (tmp_path / "recipe.yaml").write_text(
+        "data:\n  source: x.jsonl\n  out: o\n  verifier: {endpoint: {url: http://file:8000, api_key: k}}\n"
+    )
+    args = _parsed(["build", "--config", str(tmp_path / "recipe.yaml"), "--verify-url", "http://cli:8000"])
+    assert config_from_args(args).verifier.endpoint.url == "http://cli:8000"
+    assert config_from_args(args).verifier.endpoint.api_key == "k"  # the file's other verifier keys stay
+    (tmp_path / "old.yaml").write_text("data:\n  source: x.jsonl\n  out: o\n  verify_url: http://old:8000\n")
+    with pytest.warns(DeprecationWarning, match="data.verify_url is now data.verifier.endpoint.url"):
+        old = config_from_args(_parsed(["build", "--config", str(tmp_path / "old.yaml")]))
+    assert old.verifier.endpoint.url == "http://old:8000"
+    flag = config_from_args(_parsed(["build", "--source", "x.jsonl", "--out", "o", "--verify-url", "http://f:1"]))
+    assert flag.verifier.endpoint.url == "http://f:1" and flag.verifier.retries.count == 2
+
+
+def _parsed(argv: list[str]) -> argparse.Namespace:
+    from kimina_data.cli import _parser
+
+    namespace: argparse.Namespace = _parser().parse_args(argv)
+    return namespace
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from kimina_data.sources import SourceSpec
 from kimina_data.steps.export import VERL_COLUMNS
 from kimina_data.testing import FakeGeminiClient
 from kimina_data.variants import GeminiSettings, MissingApiKeyError
+from kimina_verify import Endpoint, VerifierOptions
 
 
 def read(path: Path) -> datasets.Dataset:
@@ -35,7 +36,7 @@ def test_the_whole_pipeline_on_the_synthetic_numina_fixture(
             out=tmp_path / "out",
             gemini=fast_gemini,
             variants=1,
-            verify_url=url,
+            verifier=VerifierOptions(Endpoint(url)),
             val_fraction=0.0,
         )
         client = FakeGeminiClient()

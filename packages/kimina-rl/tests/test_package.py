@@ -1,8 +1,11 @@
+import importlib
+import pkgutil
 import re
 import tomllib
 from pathlib import Path
 
 import kimina_rl
+import pytest
 
 
 def test_version_matches_pyproject() -> None:
@@ -13,3 +16,34 @@ def test_version_matches_pyproject() -> None:
 
 def test_ships_type_information() -> None:
     assert (Path(kimina_rl.__file__).parent / "py.typed").is_file()
+
+
+def test_every_module_names_its_public_surface() -> None:
+    """Each module lists what it promises in `__all__`, and every listed name is there.
+
+    The agent loop imports verl (a dependency of kimina-rl, so it is always there; ~10 s on first import).
+    """
+    names = [m.name for m in pkgutil.walk_packages(kimina_rl.__path__, "kimina_rl.") if not m.name.endswith("__main__")]
+    assert "kimina_rl.agent_loop" in names and "kimina_rl.config" in names
+    for name in ["kimina_rl", *names]:
+        module = importlib.import_module(name)
+        listed = getattr(module, "__all__", None)
+        assert listed is not None, f"{name} has no __all__"
+        missing = [n for n in listed if not hasattr(module, n)]
+        assert not missing, f"{name}.__all__ names what it lacks: {missing}"
+        assert not [n for n in listed if n.startswith("_") and n != "__version__"], name
+
+
+def test_the_names_renamed_in_0_4_still_work_and_warn() -> None:
+    from kimina_rl.scoring import RewardProblem
+    from kimina_verify import VerifierUnavailable
+
+    with pytest.warns(
+        DeprecationWarning, match=r"^kimina_rl.Problem is deprecated: use kimina_rl.scoring.RewardProblem"
+    ):
+        assert kimina_rl.Problem is RewardProblem
+    with pytest.warns(DeprecationWarning, match="use kimina_verify.errors.VerifierUnavailable"):
+        assert kimina_rl.VerifierUnavailableError is VerifierUnavailable
+    assert "Problem" not in kimina_rl.__all__ and "Problem" not in dir(kimina_rl)
+    with pytest.raises(AttributeError, match="^module 'kimina_rl' has no attribute 'Nope'$"):
+        kimina_rl.Nope  # noqa: B018

@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 from importlib.metadata import version as _version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kimina_format.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from kimina_api.app import create_app
@@ -20,13 +22,7 @@ _LAZY = {
     "Settings": "kimina_api.settings",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'kimina_api' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = ["Settings", "__version__", "create_app"]

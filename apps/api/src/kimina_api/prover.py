@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from kimina_eval.engines import Messages, SamplingParams
 from kimina_format import build_messages, check_format
+from kimina_format.prompts import TemplateName
 from kimina_verify import LeanCode, Verdict, Verifier, VerifyItem
 from kimina_verify.attempts import (
     FIRST_TURN,
@@ -33,7 +34,13 @@ from kimina_api.schemas import (
     LeanReport,
     Timings,
 )
-from kimina_api.settings import PromptTemplate
+
+__all__ = [
+    "Emit",
+    "ProveJob",
+    "Prover",
+    "complete_statement",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +83,7 @@ class ProveJob:
     fix_turns: int
 
 
-def lean_report(verdict: Verdict) -> LeanReport:
+def _lean_report(verdict: Verdict) -> LeanReport:
     """The HTTP view of a kimina-verify verdict."""
     return LeanReport(
         kind=verdict.kind.value,
@@ -118,7 +125,7 @@ class Prover:
         engine: EngineRunner,
         verifier: Verifier | None,
         *,
-        template: PromptTemplate,
+        template: TemplateName,
         verify_timeout_s: float,
         metrics: Metrics,
         retry: RetryPolicy | None = None,
@@ -229,7 +236,7 @@ class Prover:
             logger.warning("verification failed", extra={"reason": repr(exc)})
             detail = f"verification failed: {type(exc).__name__}: {exc}"
         else:
-            return verdict, lean_report(verdict)
+            return verdict, _lean_report(verdict)
         return None, LeanReport(kind="infra", ok=False, detail=detail)
 
     def _count(self, attempt: Attempt) -> None:

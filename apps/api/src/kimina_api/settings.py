@@ -8,6 +8,7 @@ import warnings
 from dataclasses import replace
 from typing import Any, Literal
 
+from kimina_format.prompts import TemplateName
 from kimina_verify import Retries, VerifierOptions
 from kimina_verify.attempts import CLIENT_RETRIES, RetryPolicy
 from kimina_verify.config import dump_config, merge_config, parse_config
@@ -15,8 +16,15 @@ from kimina_verify.options import nest_flat
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+__all__ = [
+    "API_RETRY_DEFAULTS",
+    "API_VERIFIER_DEFAULTS",
+    "MINIF2F_HEADER",
+    "EngineKind",
+    "Settings",
+]
+
 EngineKind = Literal["transformers", "openai", "vllm"]
-PromptTemplate = Literal["rl", "distill"]
 
 # The header every miniF2F statement is checked under; prepended when a request's statement has no imports.
 MINIF2F_HEADER = (
@@ -81,7 +89,7 @@ class Settings(BaseSettings):
         ge=1,
         description="Generation calls run at once; default 1 for in-process engines, max_concurrency for openai.",
     )
-    prompt_template: PromptTemplate = "rl"
+    prompt_template: TemplateName = "rl"
     default_header: str = MINIF2F_HEADER
 
     # Verification: one kimina_verify.VerifierOptions, passed whole to the Verifier. Nested variables use `__`

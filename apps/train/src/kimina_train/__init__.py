@@ -7,7 +7,9 @@
 from __future__ import annotations
 
 from importlib.metadata import version as _version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kimina_format.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from kimina_train.preflight import run_preflight
@@ -24,13 +26,7 @@ _LAZY = {
     "run_preflight": "kimina_train.preflight",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'kimina_train' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = ["Recipe", "RecipeError", "__version__", "list_recipes", "load_recipe", "run_preflight"]

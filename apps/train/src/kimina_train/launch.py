@@ -11,14 +11,14 @@ from pathlib import Path
 
 from kimina_rl.scoring import REWARD_KEY_ENV
 
-from kimina_train.runfolder import VERL_CONFIG, RunFolder
+from kimina_train.runfolder import VERL_CONFIG, TrainFolder
 
 __all__ = ["run_verl", "verl_command", "verl_env"]
 
 logger = logging.getLogger(__name__)
 
 
-def verl_command(run: RunFolder) -> list[str]:
+def verl_command(run: TrainFolder) -> list[str]:
     """The `main_ppo` command line for the config in `run`; it is also what a user can rerun by hand."""
     folder = run.path.absolute()
     return [
@@ -32,7 +32,7 @@ def verl_command(run: RunFolder) -> list[str]:
     ]
 
 
-def verl_env(run: RunFolder, ray_address: str | None, *, cpu: bool = False) -> dict[str, str]:
+def verl_env(run: TrainFolder, ray_address: str | None, *, cpu: bool = False) -> dict[str, str]:
     """The environment of the verl process: ours, unbuffered, with the Ray head when one was given.
 
     The run's Ray processes get the same logger and platform variables through the config's runtime env. The reward
@@ -65,7 +65,7 @@ def verl_env(run: RunFolder, ray_address: str | None, *, cpu: bool = False) -> d
     return env
 
 
-def run_verl(run: RunFolder, *, ray_address: str | None = None, cpu: bool = False) -> int:
+def run_verl(run: TrainFolder, *, ray_address: str | None = None, cpu: bool = False) -> int:
     """Run `main_ppo` on `run`'s config until it ends, echoing its output to the console and to `train.log`.
 
     Args:

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from kimina_train.launch import verl_command
 from kimina_train.recipe import Recipe
-from kimina_train.runfolder import RunFolder
+from kimina_train.runfolder import TrainFolder
 
 __all__ = ["Plan", "make_plan", "render_plan"]
 
@@ -44,7 +44,7 @@ def _verifier(cfg: Any, recipe: Recipe) -> str:
 def _summary(recipe: Recipe, *, ray_address: str | None) -> list[tuple[str, str]]:
     cfg = recipe.config
     actor, rollout, data, trainer = cfg.actor_rollout_ref.actor, cfg.actor_rollout_ref.rollout, cfg.data, cfg.trainer
-    run = RunFolder(Path(recipe.settings.run_dir))
+    run = TrainFolder(Path(recipe.settings.run_dir))
     n = int(rollout.n)
     mini_steps = int(data.train_batch_size) // int(actor.ppo_mini_batch_size)
     where = f"Ray cluster at {ray_address}" if ray_address else "a local Ray cluster"
@@ -123,7 +123,7 @@ def _data_builds(recipe: Recipe) -> str:
 
 def _steps(recipe: Recipe) -> list[str]:
     s = recipe.settings
-    run = RunFolder(Path(s.run_dir))
+    run = TrainFolder(Path(s.run_dir))
     steps = []
     if s.verifier.start:
         steps.append("start kimina-verify serve for the run (real Lean if $KIMINA_LEAN_WORKSPACE is set)")

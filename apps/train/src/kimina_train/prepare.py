@@ -11,7 +11,7 @@ from kimina_train.dataprep import build_missing
 from kimina_train.preflight.checklist import CheckResult
 from kimina_train.preflight.verifier import effective_url
 from kimina_train.recipe import Recipe, with_values
-from kimina_train.runfolder import RunFolder, write_preflight, write_verl_config
+from kimina_train.runfolder import TrainFolder, write_preflight, write_verl_config
 
 __all__ = ["launch_config", "prepare", "ray_env"]
 
@@ -34,7 +34,7 @@ def _absolute(value: Any) -> Any:
     return str(Path(value).absolute()) if isinstance(value, str) and value else value
 
 
-def launch_config(recipe: Recipe, run: RunFolder) -> DictConfig:
+def launch_config(recipe: Recipe, run: TrainFolder) -> DictConfig:
     """The config verl runs with: the recipe without its `kimina:` section, local paths absolute, the verifier pinned.
 
     Values are pinned before the config is resolved, so that copies made by interpolation (the reward's kwargs are
@@ -56,7 +56,7 @@ def launch_config(recipe: Recipe, run: RunFolder) -> DictConfig:
     return with_values(recipe, pinned).verl_config
 
 
-def ray_env(run: RunFolder, *, cpu: bool) -> dict[str, str]:
+def ray_env(run: TrainFolder, *, cpu: bool) -> dict[str, str]:
     """Environment of every Ray process of the run: where verl's loggers write, and the CPU platform if chosen."""
     from kimina_train.verl_cpu import PLATFORM_ENV
 
@@ -81,13 +81,13 @@ def _build_tiny_model_if_missing(path: Path) -> bool:
     return True
 
 
-def prepare(recipe: Recipe, results: Sequence[CheckResult]) -> RunFolder:
+def prepare(recipe: Recipe, results: Sequence[CheckResult]) -> TrainFolder:
     """Create the run folder, build what is missing, and write the launch config and the checklist into it.
 
     Returns:
         The run folder, holding `verl_config.yaml` and `preflight.json`.
     """
-    run = RunFolder(Path(recipe.settings.run_dir)).create()
+    run = TrainFolder(Path(recipe.settings.run_dir)).create()
     for path in build_missing(recipe):
         logger.info("built %s", path)
     if recipe.settings.build_tiny_model:

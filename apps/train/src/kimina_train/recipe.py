@@ -9,7 +9,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kimina_train.settings import SettingsError, TrainSettings, closest, parse_settings
+from kimina_verify.config import closest
+
+from kimina_train.settings import SettingsError, TrainSettings, parse_settings
+
+__all__ = [
+    "RECIPES_DIR",
+    "Recipe",
+    "RecipeError",
+    "list_recipes",
+    "load_recipe",
+    "on_cpu",
+    "with_values",
+]
 
 if TYPE_CHECKING:
     from omegaconf import DictConfig
@@ -17,7 +29,7 @@ if TYPE_CHECKING:
 RECIPES_DIR = Path(__file__).resolve().parents[2] / "recipes"
 """The recipes of a source checkout (`apps/train/recipes/`)."""
 
-APP_KEY = "kimina"
+_APP_KEY = "kimina"
 """The recipe section read by this app and removed before verl sees the config."""
 
 
@@ -53,7 +65,7 @@ class Recipe:
         # Resolved first: the recipe's verl keys may point into the `kimina:` section (`${kimina.run_dir}`).
         plain = OmegaConf.to_container(self.config, resolve=True)
         assert isinstance(plain, dict)
-        plain.pop(APP_KEY, None)
+        plain.pop(_APP_KEY, None)
         return OmegaConf.create(plain)
 
 
@@ -62,7 +74,7 @@ def list_recipes(directory: Path = RECIPES_DIR) -> list[str]:
     return sorted(p.stem for p in directory.glob("*.yaml"))
 
 
-def find_recipe(name_or_path: str, directory: Path = RECIPES_DIR) -> Path:
+def _find_recipe(name_or_path: str, directory: Path = RECIPES_DIR) -> Path:
     """The recipe file for a name in `directory` or a path to a YAML file.
 
     Raises:
@@ -80,7 +92,7 @@ def find_recipe(name_or_path: str, directory: Path = RECIPES_DIR) -> Path:
     return candidate
 
 
-def compose(path: Path, overrides: Sequence[str] = ()) -> DictConfig:
+def _compose(path: Path, overrides: Sequence[str] = ()) -> DictConfig:
     """Compose a recipe file with kimina-rl's `compose_config` (Hydra, against kimina-rl's and verl's configs).
 
     Raises:
@@ -128,7 +140,7 @@ def _closest_key(path: Path, message: str) -> str | None:
 def _settings(name: str, config: DictConfig) -> TrainSettings:
     from omegaconf import OmegaConf
 
-    raw: Any = OmegaConf.to_container(config.get(APP_KEY) or OmegaConf.create({}), resolve=True)
+    raw: Any = OmegaConf.to_container(config.get(_APP_KEY) or OmegaConf.create({}), resolve=True)
     try:
         return parse_settings(raw)
     except SettingsError as exc:
@@ -150,9 +162,9 @@ def load_recipe(
         RecipeError: If the recipe is missing, does not compose, or its `kimina:` section is malformed; with `cpu`,
             if it has no `kimina.cpu` section.
     """
-    path = find_recipe(name_or_path)
+    path = _find_recipe(name_or_path)
     all_overrides = tuple(overrides) + ((f"trainer.nnodes={nnodes}",) if nnodes is not None else ())
-    config = compose(path, all_overrides)
+    config = _compose(path, all_overrides)
     recipe = Recipe(path.stem, path, all_overrides, config, _settings(path.stem, config))
     return on_cpu(recipe) if cpu else recipe
 
@@ -169,7 +181,7 @@ def on_cpu(recipe: Recipe) -> Recipe:
         return recipe
     if recipe.settings.cpu is None:
         raise RecipeError(f"recipe {recipe.name} has no kimina.cpu section: it runs on GPUs only")
-    config = compose(recipe.path, (*recipe.settings.cpu.overrides, *recipe.overrides))
+    config = _compose(recipe.path, (*recipe.settings.cpu.overrides, *recipe.overrides))
     return dataclasses.replace(recipe, config=config, settings=_settings(recipe.name, config), cpu=True)
 
 

@@ -14,15 +14,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kimina_format.lazy import lazy_exports
 from rich.console import Console
 from rich.table import Table
 
 from kimina_train.recipe import Recipe
-from kimina_train.runfolder import RunFolder
+from kimina_train.runfolder import TrainFolder
 
 __all__ = [
-    "RunSummary",
     "StepSummary",
+    "TrainSummary",
     "history_state",
     "plot_metrics",
     "read_answers",
@@ -67,8 +68,8 @@ class StepSummary:
 
 
 @dataclass(frozen=True)
-class RunSummary:
-    """A launch's outcome in figures.
+class TrainSummary:
+    """A training launch's outcome in figures (`summary.json`); kimina-eval's `RunSummary` is an evaluation's.
 
     Attributes:
         steps: One entry per step verl logged.
@@ -84,6 +85,10 @@ class RunSummary:
     verifier_checks: dict[str, int] | None
     history_problems: int | None = None
     history_note: str | None = None
+
+
+# Renamed in kimina-train 0.5 (kimina-eval's `RunSummary` is an evaluation run's summary); the old name warns.
+__getattr__, __dir__ = lazy_exports(__name__, deprecated={"RunSummary": ("kimina_train.report", "TrainSummary")})
 
 
 def _read_step_metrics(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -124,13 +129,13 @@ def _float(data: dict[str, Any], key: str) -> float | None:
 
 
 def summarize(
-    run: RunFolder,
+    run: TrainFolder,
     *,
     trajectories: int,
     answers_log: Path | None = None,
     since: float = 0.0,
     verifier_checks: dict[str, int] | None = None,
-) -> RunSummary:
+) -> TrainSummary:
     """Gather the launch's figures from the run folder.
 
     Args:
@@ -156,10 +161,10 @@ def summarize(
         )
     latest = run.checkpoints / "latest_checkpointed_iteration.txt"
     checkpoint = int(latest.read_text().strip()) if latest.is_file() else None
-    return RunSummary(steps=steps, checkpoint_step=checkpoint, verifier_checks=verifier_checks)
+    return TrainSummary(steps=steps, checkpoint_step=checkpoint, verifier_checks=verifier_checks)
 
 
-def write_summary(run: RunFolder, summary: RunSummary) -> Path:
+def write_summary(run: TrainFolder, summary: TrainSummary) -> Path:
     """`summary.json` in the run folder."""
     data = asdict(summary)
     for entry, step in zip(data["steps"], summary.steps, strict=True):
@@ -168,7 +173,7 @@ def write_summary(run: RunFolder, summary: RunSummary) -> Path:
     return run.summary
 
 
-def render_summary(summary: RunSummary, console: Console) -> None:
+def render_summary(summary: TrainSummary, console: Console) -> None:
     """A table of the steps, then the checkpoint, the verifier's checks and the history."""
     table = Table(title="Training steps (verl's metrics)")
     for column in ("step", "reward mean", "reward max", "fix turns", "replayed answers", "seconds"):
@@ -204,7 +209,7 @@ def _fmt(value: float | None, spec: str = ".3f") -> str:
     return "-" if value is None else format(value, spec)
 
 
-def plot_metrics(run: RunFolder, summary: RunSummary) -> Path | None:
+def plot_metrics(run: TrainFolder, summary: TrainSummary) -> Path | None:
     """`metrics.png`: reward, fix turns and replays, loss, gradient norm and response length per step."""
     steps = _read_step_metrics(run.metrics)
     if not steps:
@@ -273,12 +278,12 @@ def history_state(path: Path, train_files: list[str]) -> tuple[int, str | None]:
 
 def report_launch(
     recipe: Recipe,
-    run: RunFolder,
+    run: TrainFolder,
     console: Console,
     *,
     started: float,
     verifier_checks: dict[str, int] | None = None,
-) -> RunSummary | None:
+) -> TrainSummary | None:
     """Print the launch's steps and write `summary.json` and `metrics.png`; None when verl logged no step.
 
     Args:

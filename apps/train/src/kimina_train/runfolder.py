@@ -12,9 +12,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kimina_format.lazy import lazy_exports
+
 from kimina_train.preflight.checklist import CheckResult
 
-__all__ = ["RunFolder", "VERL_CONFIG", "record_launch", "write_preflight", "write_verl_config"]
+__all__ = ["TrainFolder", "VERL_CONFIG", "record_launch", "write_preflight", "write_verl_config"]
 
 if TYPE_CHECKING:
     from omegaconf import DictConfig
@@ -24,7 +26,7 @@ VERL_CONFIG = "verl_config.yaml"
 
 
 @dataclass(frozen=True)
-class RunFolder:
+class TrainFolder:
     """Paths inside one run folder.
 
     Attributes:
@@ -78,7 +80,7 @@ class RunFolder:
         """The step metrics, plotted."""
         return self.path / "metrics.png"
 
-    def create(self) -> RunFolder:
+    def create(self) -> TrainFolder:
         """Make the folder (and its parents) if needed; return self."""
         self.path.mkdir(parents=True, exist_ok=True)
         return self
@@ -102,7 +104,7 @@ def _git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
-def write_verl_config(run: RunFolder, config: DictConfig) -> Path:
+def write_verl_config(run: TrainFolder, config: DictConfig) -> Path:
     """Write `config` fully resolved to the run folder, where `main_ppo` and any later rerun read it."""
     from omegaconf import OmegaConf
 
@@ -114,12 +116,12 @@ def write_verl_config(run: RunFolder, config: DictConfig) -> Path:
     return run.verl_config
 
 
-def write_preflight(run: RunFolder, results: Sequence[CheckResult]) -> None:
+def write_preflight(run: TrainFolder, results: Sequence[CheckResult]) -> None:
     """Record the checklist the launch passed."""
     run.preflight.write_text(json.dumps([asdict(r) for r in results], indent=2) + "\n")
 
 
-def record_launch(run: RunFolder, *, recipe: str, overrides: Sequence[str], mode: str, **extra: Any) -> None:
+def record_launch(run: TrainFolder, *, recipe: str, overrides: Sequence[str], mode: str, **extra: Any) -> None:
     """Append one line to `launches.jsonl` saying what was launched, how, and with which versions."""
     entry = {
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -133,3 +135,7 @@ def record_launch(run: RunFolder, *, recipe: str, overrides: Sequence[str], mode
     }
     with run.launches.open("a") as f:
         f.write(json.dumps(entry) + "\n")
+
+
+# Renamed in kimina-train 0.5 (kimina-eval's `RunFolder` is an evaluation's or a search's folder); the old name warns.
+__getattr__, __dir__ = lazy_exports(__name__, deprecated={"RunFolder": ("kimina_train.runfolder", "TrainFolder")})

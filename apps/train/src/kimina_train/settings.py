@@ -6,8 +6,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kimina_verify.config import ConfigError, parse_config
-from kimina_verify.config import closest as closest
-from kimina_verify.config import suggest as suggest
+
+__all__ = [
+    "CpuSpec",
+    "DataSpec",
+    "HardwareSpec",
+    "MiniF2FSpec",
+    "ReferenceRowsSpec",
+    "SettingsError",
+    "TrainSettings",
+    "VerifierSpec",
+    "parse_settings",
+]
 
 
 class SettingsError(ConfigError):

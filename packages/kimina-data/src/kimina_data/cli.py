@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kimina_format.exit_codes import ExitCode
-from kimina_verify.config import field_help
+from kimina_verify.config import field_help, merge_config
 from kimina_verify.errors import VerifierUnavailable
 from rich.console import Console
 from rich.logging import RichHandler
@@ -29,15 +29,17 @@ from kimina_data.sources import SourceError
 from kimina_data.variants import GeminiError, MissingApiKeyError
 from kimina_data.variants.gemini import GeminiSettings
 
+__all__ = ["config_from_args", "main"]
+
 # The workspace convention (kimina_format.exit_codes).
-EXIT_FAILED, EXIT_USAGE, EXIT_UNAVAILABLE, EXIT_INTERRUPTED = (
+_EXIT_FAILED, _EXIT_USAGE, _EXIT_UNAVAILABLE, _EXIT_INTERRUPTED = (
     ExitCode.FAILED,
     ExitCode.USAGE,
     ExitCode.UNAVAILABLE,
     ExitCode.INTERRUPTED,
 )
 
-console = Console(stderr=True)
+_console = Console(stderr=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(message)s",
-        handlers=[RichHandler(console=console, show_path=False, show_time=False)],
+        handlers=[RichHandler(console=_console, show_path=False, show_time=False)],
     )
     import datasets
 
@@ -56,17 +58,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _build(args)
         return _minif2f(args)
     except (ConfigError, SourceError, MissingApiKeyError) as e:
-        console.print(f"[red]error:[/] {escape(str(e))}")
-        return EXIT_USAGE
+        _console.print(f"[red]error:[/] {escape(str(e))}")
+        return _EXIT_USAGE
     except VerifierUnavailable as e:
-        console.print(f"[red]verification server unavailable:[/] {escape(str(e))}")
-        return EXIT_UNAVAILABLE
+        _console.print(f"[red]verification server unavailable:[/] {escape(str(e))}")
+        return _EXIT_UNAVAILABLE
     except (BuildError, GeminiError) as e:
-        console.print(f"[red]build failed:[/] {escape(str(e))}")
-        return EXIT_FAILED
+        _console.print(f"[red]build failed:[/] {escape(str(e))}")
+        return _EXIT_FAILED
     except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]: Gemini answers received so far are cached; a rerun resumes")
-        return EXIT_INTERRUPTED
+        _console.print("[yellow]interrupted[/]: Gemini answers received so far are cached; a rerun resumes")
+        return _EXIT_INTERRUPTED
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -127,7 +129,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--verify-url",
         metavar="URL",
-        help="kimina-verify server for the variants' statement check (default $LEAN_SERVER_API_URL)",
+        help="kimina-verify server for the variants' statement check: verifier.endpoint.url (default "
+        "$LEAN_SERVER_API_URL)",
     )
     build.add_argument("--val-fraction", type=float, metavar="F", help=field_help(BuildConfig, "val_fraction"))
     build.add_argument("--seed", type=int, help=field_help(BuildConfig, "seed"))
@@ -161,13 +164,19 @@ def config_from_args(args: argparse.Namespace) -> BuildConfig:
         "dedup": False if args.no_dedup else None,
         "decontaminate": [] if args.no_decontaminate else args.decontaminate,
         "max_calls": args.max_calls,
-        "verify_url": args.verify_url,
         "val_fraction": args.val_fraction,
         "seed": args.seed,
     }
     data.update({key: value for key, value in given.items() if value is not None})
     if args.gemini_model:
         data["gemini"] = {**data.get("gemini", {}), "model": args.gemini_model}
+    if args.verify_url:
+        # Over the config file's own verifier section (and its old flat `verify_url`, which it replaces).
+        data.pop("verify_url", None)
+        data.pop("verify-url", None)
+        verifier = data.get("verifier")
+        given = verifier if isinstance(verifier, dict) else {}
+        data["verifier"] = merge_config(given, {"endpoint": {"url": args.verify_url}})
     return BuildConfig.from_mapping(data)
 
 
@@ -175,11 +184,11 @@ def _build(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     with _StepProgress() as hook:
         report = build_promptset(config, progress=hook)
-    console.print(summary_table(report))
+    _console.print(_summary_table(report))
     if not config.variants:
-        console.print("no Gemini variants (the default): --variants N asks for N per problem, with GEMINI_API_KEY set")
+        _console.print("no Gemini variants (the default): --variants N asks for N per problem, with GEMINI_API_KEY set")
     files = ", ".join(Path(path).name for path in report.outputs.values())
-    console.print(f"[green]done[/] in {report.seconds:.1f} s: wrote {files} to {config.out}")
+    _console.print(f"[green]done[/] in {report.seconds:.1f} s: wrote {files} to {config.out}")
     return ExitCode.OK
 
 
@@ -192,9 +201,9 @@ def _minif2f(args: argparse.Namespace) -> int:
         raise SourceError(f"{e}: pass --source") from None
     result = build_minif2f(source, args.out, rectified=not args.no_rectified)
     for label, path in result.files.items():
-        console.print(f"{label}: {result.rows[label]} rows -> {path}")
+        _console.print(f"{label}: {result.rows[label]} rows -> {path}")
     if result.rejections:
-        console.print(f"[yellow]{len(result.rejections)} rows rejected[/]: see {args.out / 'rejected.jsonl'}")
+        _console.print(f"[yellow]{len(result.rejections)} rows rejected[/]: see {args.out / 'rejected.jsonl'}")
     return ExitCode.OK
 
 
@@ -207,7 +216,7 @@ class _StepProgress:
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
-            console=console,
+            console=_console,
         )
         self._tasks: dict[str, TaskID] = {}
 
@@ -224,7 +233,7 @@ class _StepProgress:
         self._progress.update(self._tasks[step], completed=done, total=total)
 
 
-def summary_table(report: BuildReport) -> Table:
+def _summary_table(report: BuildReport) -> Table:
     """Rows in and out of each step, per source and in total, with the time each step took."""
     sources: list[str] = []
     for step in report.steps:

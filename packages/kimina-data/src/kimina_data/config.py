@@ -5,22 +5,34 @@ The YAML keys are the CLI's long options with `_` for `-`, so a recipe reads lik
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from kimina_verify.config import ConfigError as _LoaderError
-from kimina_verify.config import parse_config
+from kimina_verify.config import dump_config, merge_config, parse_config
+from kimina_verify.options import Retries, Timeouts, VerifierOptions
 
 from kimina_data.sources import SourceSpec
 from kimina_data.statement import DEFAULT_HEADER
 from kimina_data.steps.weighting import Weighting
 from kimina_data.variants.gemini import GeminiSettings
 
+__all__ = ["DATA_VERIFIER_DEFAULTS", "BuildConfig", "ConfigError", "load_data_section"]
+
 
 class ConfigError(_LoaderError):
     """A configuration that cannot be used; the message names the key and what is wrong."""
+
+
+DATA_VERIFIER_DEFAULTS = VerifierOptions(timeouts=Timeouts(lean_s=60.0), retries=Retries(count=2, backoff_s=2.0))
+"""kimina-data's defaults for the statement check's client (kimina-verify's, but for 2 retries from 2 s): its keys
+absent from a `verifier:` mapping keep these."""
+
+# The flat keys of kimina-data 0.3, and where they live now (read for one more release, with a DeprecationWarning).
+_MOVED = {"verify_url": ("endpoint", "url"), "verify_api_key": ("endpoint", "api_key")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,15 +54,17 @@ class BuildConfig:
         concurrency: Gemini calls in flight at once.
         variants_cache: The answer cache; defaults to `out / "gemini_cache.sqlite"`.
         gemini: Model, rate limit, retries and prices of the Gemini calls.
-        verify_url: kimina-verify (or kimina-lean-server) URL for the variants' statement check; None skips the check
-            with a warning.
-        verify_api_key: API key for that server, if it needs one.
+        verifier: The `kimina_verify.Verifier`'s options for the variants' statement check, passed whole
+            (`endpoint.url`: a kimina-verify or kimina-lean-server; None reads `$LEAN_SERVER_API_URL`, and with
+            neither the check is skipped with a warning). Defaults: `DATA_VERIFIER_DEFAULTS`.
         weighting: Copies per problem as a function of its win rate (train split only).
         val_fraction: Share of problems (with their variants) held out for validation.
         seed: Seed of the train/validation assignment.
         default_header: Header for statements that come without imports.
         rectified: For miniF2F, use the rectified statements where they exist.
         cache_dir: The Hugging Face `datasets` cache folder (None: its default).
+        verify_url: Deprecated (kimina-data 0.4): `verifier.endpoint.url`. Constructor only.
+        verify_api_key: Deprecated (kimina-data 0.4): `verifier.endpoint.api_key`. Constructor only.
     """
 
     sources: tuple[SourceSpec, ...]
@@ -64,16 +78,24 @@ class BuildConfig:
     concurrency: int = 4
     variants_cache: Path | None = None
     gemini: GeminiSettings = field(default_factory=GeminiSettings)
-    verify_url: str | None = None
-    verify_api_key: str | None = None
+    verifier: VerifierOptions = field(default_factory=lambda: DATA_VERIFIER_DEFAULTS)
     weighting: Weighting = field(default_factory=Weighting)
     val_fraction: float = 0.02
     seed: int = 0
     default_header: str = DEFAULT_HEADER
     rectified: bool = True
     cache_dir: Path | None = None
+    verify_url: InitVar[str | None] = None
+    verify_api_key: InitVar[str | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, verify_url: str | None, verify_api_key: str | None) -> None:
+        old = {"verify_url": verify_url, "verify_api_key": verify_api_key}
+        given = {name: value for name, value in old.items() if value is not None}
+        if given:
+            warnings.warn(_moved_message(given), DeprecationWarning, stacklevel=3)
+            endpoint = self.verifier.endpoint
+            endpoint = replace(endpoint, url=verify_url or endpoint.url, api_key=verify_api_key or endpoint.api_key)
+            object.__setattr__(self, "verifier", replace(self.verifier, endpoint=endpoint))
         if not self.sources:
             raise ConfigError("no source: give at least one `--source` (or `sources:` in the config)")
         checks = {
@@ -126,6 +148,7 @@ class BuildConfig:
             values["decontaminate"] = _references(values["decontaminate"])
         if isinstance(values.get("gemini"), Mapping):
             values["gemini"] = {str(k).replace("-", "_"): v for k, v in values["gemini"].items()}
+        values["verifier"] = _verifier_section(values)
         return parse_config(cls, {"sources": (), **values}, where="data", error=ConfigError)
 
 
@@ -149,6 +172,30 @@ def load_data_section(path: Path) -> dict[str, Any]:
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: no `data:` section")
     return section
+
+
+def _verifier_section(values: dict[str, Any]) -> Any:
+    """The `verifier` mapping over kimina-data's defaults, with the 0.3 flat keys moved into it (they warn)."""
+    moved = {name: values.pop(name) for name in list(values) if name in _MOVED}
+    verifier = values.get("verifier")
+    if isinstance(verifier, VerifierOptions):
+        verifier = dump_config(verifier)
+    if not isinstance(verifier, Mapping) and verifier is not None:
+        return verifier  # not a mapping: the loader says so, naming the key
+    section = dump_config(DATA_VERIFIER_DEFAULTS)
+    given = {name: value for name, value in moved.items() if value is not None}
+    if given:
+        warnings.warn(_moved_message(given, where="data."), DeprecationWarning, stacklevel=3)
+        for name, value in given.items():
+            group, key = _MOVED[name]
+            section[group] = {**section[group], key: value}
+    # A key given under `verifier` wins over its old flat spelling.
+    return merge_config(section, verifier or {})
+
+
+def _moved_message(given: Mapping[str, object], *, where: str = "") -> str:
+    moves = ", ".join(f"{where}{name} is now {where}verifier.{'.'.join(_MOVED[name])}" for name in given)
+    return f"{moves} (kimina-data 0.4 passes one kimina_verify.VerifierOptions to the statement check)"
 
 
 def _sources(value: Any) -> tuple[SourceSpec, ...]:

@@ -9,6 +9,13 @@ from kimina_data.schema import Rejection, write_rejections
 from kimina_data.sources import SourceError, SourceKind, SourceSpec, load_source
 from kimina_data.steps import Split, normalise, to_verl, write_parquet
 
+__all__ = [
+    "PACKAGED_MINIF2F",
+    "MiniF2FResult",
+    "build_minif2f",
+    "default_minif2f_source",
+]
+
 PACKAGED_MINIF2F = Path(__file__).parent / "resources" / "minif2f.jsonl"
 """miniF2F (valid and test, with the corrected statements) as shipped in this package; see resources/README.md."""
 

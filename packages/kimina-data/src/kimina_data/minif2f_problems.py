@@ -19,6 +19,15 @@ from kimina_data.sources import SourceError, minif2f_fields
 from kimina_data.statement import StatementError
 from kimina_data.steps.normalise import normalise_row
 
+__all__ = [
+    "DEFAULT_STATEMENTS",
+    "SPLITS",
+    "MiniF2FProblem",
+    "StatementSet",
+    "read_minif2f",
+    "statement_set",
+]
+
 StatementSet = Literal["corrected", "original"]
 """Which miniF2F statements to use: `corrected` puts the 15 fixed test statements (`formal_statement_rectified`)
 in place of the originals; `original` keeps DeepSeek-Prover-V1.5's statements as they are."""

@@ -23,7 +23,7 @@ from kimina_data.report import (
 from kimina_data.schema import Rejection, column, count_reasons, problem_label, write_rejections
 from kimina_data.sources import SourceError, load_source
 from kimina_data.statement import statement_key
-from kimina_data.statement_check import StatementCheck, check_statements, statement_check_from_url
+from kimina_data.statement_check import StatementCheck, check_statements, statement_check_from_options
 from kimina_data.steps import (
     Split,
     decontaminate,
@@ -73,7 +73,7 @@ def build_promptset(
     Args:
         config: What to build.
         client: The `google.genai.Client` (or a fake) for variants; made from the environment when None.
-        statement_check: Checks variant statements; made from `config.verify_url` when None, and skipped with a
+        statement_check: Checks variant statements; made from `config.verifier` when None, and skipped with a
             warning when that is unset too.
         progress: Called as `progress(step, done, total)` while steps run.
 
@@ -261,9 +261,11 @@ def _add_variants(
     report.variants = result.stats
     rejections.extend(result.rejections)
     variants = result.table
-    check = check or statement_check_from_url(config.verify_url, config.verify_api_key)
+    check = check or statement_check_from_options(config.verifier)
     if check is None:
-        log.warning("no verification server (verify_url or LEAN_SERVER_API_URL): variant statements are NOT checked")
+        log.warning(
+            "no verification server (verifier.endpoint.url or LEAN_SERVER_API_URL): variant statements are NOT checked"
+        )
         report.statement_check = CheckStats(skipped="no verification server configured")
     elif len(variants):
         variants, dropped, report.statement_check = check_statements(variants, check, progress=hook)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from kimina_format.prompts import TemplateName, build_messages
 
+__all__ = ["prover_messages"]
+
 
 def prover_messages(
     statement: str, informal_problem: str | None, *, template: TemplateName = "rl"

@@ -18,6 +18,15 @@ from typing import TYPE_CHECKING, Any
 from kimina_data.schema import Rejection, canonical_table
 from kimina_data.statement import StatementError, clean_text, parse_statement
 
+__all__ = [
+    "LoadedSource",
+    "SourceError",
+    "SourceKind",
+    "SourceSpec",
+    "load_source",
+    "minif2f_fields",
+]
+
 if TYPE_CHECKING:
     import datasets
 

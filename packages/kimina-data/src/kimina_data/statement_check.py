@@ -19,10 +19,17 @@ from kimina_data.report import CheckStats
 from kimina_data.schema import Rejection, column
 from kimina_data.variants.step import ProgressHook
 
-__all__ = ["StatementCheck", "check_statements", "sorry_snippet", "statement_check_from_url"]
+__all__ = [
+    "StatementCheck",
+    "check_statements",
+    "sorry_snippet",
+    "statement_check_from_options",
+    "statement_check_from_url",
+]
 
 if TYPE_CHECKING:
     import datasets
+    from kimina_verify.options import VerifierOptions
 
 log = logging.getLogger(__name__)
 
@@ -89,37 +96,46 @@ def statement_check_from_url(
 ) -> StatementCheck | None:
     """A `StatementCheck` backed by the kimina-verify (or kimina-lean-server) server at `url`.
 
-    `url` defaults to `$LEAN_SERVER_API_URL` and `api_key` to `$LEAN_SERVER_API_KEY`, as for kimina-verify's
-    client; with neither a URL nor the variable, returns None. Snippets go through kimina-verify's `Verifier` with
-    `allow_sorry=True`: its integrity rules apply except those against `sorry` (a statement that breaks one comes back
-    as `integrity`), and its de-duplication and retries (`retries` times, infrastructure failures only) too.
+    The same as `statement_check_from_options` with those options (`retries` from 2 s); `url` defaults to
+    `$LEAN_SERVER_API_URL` and `api_key` to `$LEAN_SERVER_API_KEY`; with neither a URL nor the variable, returns None.
+    """
+    from kimina_verify.options import Endpoint, Retries, Timeouts, VerifierOptions
+
+    options = VerifierOptions(Endpoint(url, api_key), Timeouts(lean_s=timeout), Retries(count=retries, backoff_s=2.0))
+    return statement_check_from_options(options)
+
+
+def statement_check_from_options(options: VerifierOptions) -> StatementCheck | None:
+    """A `StatementCheck` through a `kimina_verify.Verifier` built with `options` (`BuildConfig.verifier`), passed whole.
+
+    An unset `endpoint.url` reads `$LEAN_SERVER_API_URL` (and the key `$LEAN_SERVER_API_KEY`), as kimina-verify's
+    client does; with neither, returns None (no check). Snippets are verified with `allow_sorry=True`: kimina-verify's
+    integrity rules apply except those against `sorry` (a statement that breaks one comes back as `integrity`), and
+    its de-duplication and retries (`options.retries`, infrastructure failures only) too.
 
     Raises:
         VerifierUnavailable: When the check runs and the server does not answer `/health`.
     """
-    url = url or os.environ.get("LEAN_SERVER_API_URL")
-    if not url:
+    if not (options.endpoint.url or os.environ.get("LEAN_SERVER_API_URL")):
         return None
-    key = api_key or os.environ.get("LEAN_SERVER_API_KEY")
 
     def check(snippets: list[str]) -> list[str]:
-        return _run(_check(url, key, snippets, timeout, retries))
+        return _run(_check(options, snippets))
 
     return check
 
 
-async def _check(url: str, api_key: str | None, snippets: list[str], timeout: float, retries: int) -> list[str]:
+async def _check(options: VerifierOptions, snippets: list[str]) -> list[str]:
     import httpx
-    from kimina_verify import Endpoint, Retries, Timeouts, Verifier, VerifierOptions, VerifyItem
+    from kimina_verify import Verifier, VerifyItem
 
-    options = VerifierOptions(Endpoint(url, api_key), Timeouts(lean_s=timeout), Retries(count=retries, backoff_s=2.0))
     async with Verifier(options) as verifier:
         try:
             await verifier.health()
         except httpx.HTTPError as e:
             raise VerifierUnavailable(
-                f"verification server {url} does not answer ({e}); start it, or build without verify_url to skip "
-                "the statement check"
+                f"verification server {options.endpoint.resolved_url()} does not answer ({e}); start it, or build "
+                "without verifier.endpoint.url (and $LEAN_SERVER_API_URL) to skip the statement check"
             ) from e
         # The snippet is its own formal statement: the statement's context (instances, definitions) is then allowed,
         # exactly as when its proofs are verified later.

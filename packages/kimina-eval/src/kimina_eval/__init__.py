@@ -10,7 +10,9 @@ file of graded samples, `make_engine` and the metrics. The runner, the search an
 from __future__ import annotations
 
 from importlib.metadata import version as _version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kimina_format.lazy import lazy_exports
 
 from kimina_eval.engines import Engine, EngineError, Messages, SamplingParams, make_engine
 from kimina_eval.metrics import Estimate, best_at_k, bootstrap_mean, pass_at_k
@@ -48,13 +50,7 @@ _LAZY = {
     "summarize": "kimina_eval.summary",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'kimina_eval' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

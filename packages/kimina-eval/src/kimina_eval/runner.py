@@ -20,10 +20,11 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 from kimina_data.prover_prompt import prover_messages
 from kimina_format import FormatVerdict, check_format
+from kimina_format.lazy import lazy_exports
 from kimina_format.prompts import TemplateName
 from kimina_verify import Retries, Verdict, Verifier, VerifierOptions, VerifierUnavailable, VerifyItem
 from kimina_verify.attempts import (
@@ -63,18 +64,10 @@ EVAL_VERIFIER_DEFAULTS = VerifierOptions(retries=Retries(count=CLIENT_RETRIES))
 """The client's options when none are given: kimina-verify's defaults without client retries (the protocol's)."""
 
 
-def __getattr__(name: str) -> Any:
-    # `VerificationUnavailable`: kimina-eval 0.5's name of `kimina_verify.VerifierUnavailable` (the same class).
-    if name == "VerificationUnavailable":
-        import warnings
-
-        warnings.warn(
-            "kimina_eval.runner.VerificationUnavailable is deprecated: use kimina_verify.VerifierUnavailable",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return VerifierUnavailable
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# kimina-eval 0.5's name of `kimina_verify.VerifierUnavailable` (the same class) still works, and warns.
+__getattr__, __dir__ = lazy_exports(
+    __name__, deprecated={"VerificationUnavailable": ("kimina_verify", "VerifierUnavailable")}
+)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ The same reward in TRL's contract is `LeanReward` (`kimina_rl.trl_reward`), for 
 """
 
 from importlib.metadata import version as _version
-from typing import Any
+
+from kimina_format.lazy import lazy_exports
 
 from kimina_rl.history import Outcome, WinRate, WinRateHistory, merge_win_rates, write_win_rates
 from kimina_rl.reward import compute_score
@@ -32,16 +33,7 @@ _DEPRECATED = {
     "VerifierUnavailableError": ("kimina_verify.errors", "VerifierUnavailable"),
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _DEPRECATED:
-        import importlib
-        import warnings
-
-        module, new = _DEPRECATED[name]
-        warnings.warn(f"kimina_rl.{name} is deprecated: use {module}.{new}", DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module(module), new)
-    raise AttributeError(f"module 'kimina_rl' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, deprecated=_DEPRECATED)
 
 
 __all__ = [

@@ -17,9 +17,11 @@ from uuid import uuid4
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register  # noqa: TID253
 from verl.utils.profiler import simple_timer  # noqa: TID253
 
-from kimina_rl.scoring import REWARD_FIELD, REWARD_SEAL_FIELD, Attempt, Problem, reward_info, seal_reward
+from kimina_rl.scoring import REWARD_FIELD, REWARD_SEAL_FIELD, Attempt, RewardProblem, reward_info, seal_reward
 from kimina_rl.service import Scorer, scorer_for
 from kimina_rl.settings import Settings
+
+__all__ = ["AGENT_NAME", "KiminaFixAgentLoop"]
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +92,7 @@ class KiminaFixAgentLoop(AgentLoopBase):  # type: ignore[misc]  # verl is untype
         """Run one trajectory for one dataset row (`kwargs` are the row's fields: `raw_prompt`, `extra_info`, ...)."""
         messages = [dict(message) for message in kwargs["raw_prompt"]]
         reward_model = kwargs.get("reward_model") or {}
-        problem = Problem.from_row(
+        problem = RewardProblem.from_row(
             kwargs.get("data_source", ""), reward_model.get("ground_truth"), kwargs.get("extra_info")
         )
         scorer = scorer_for(self.settings)
@@ -158,7 +160,9 @@ class KiminaFixAgentLoop(AgentLoopBase):  # type: ignore[misc]  # verl is untype
         tokens.ids = merged.token_ids
         return output
 
-    async def _check(self, scorer: Scorer, token_ids: list[int], problem: Problem, metrics: dict[str, Any]) -> Attempt:
+    async def _check(
+        self, scorer: Scorer, token_ids: list[int], problem: RewardProblem, metrics: dict[str, Any]
+    ) -> Attempt:
         text = await self.loop.run_in_executor(None, lambda: self.tokenizer.decode(token_ids, skip_special_tokens=True))
         with simple_timer("tool_calls", metrics):
             return await scorer.attempt(text, problem, tokens=len(token_ids))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import random
 import socket
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kimina_verify.errors import VerifierUnavailable
@@ -25,9 +26,20 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-_FIRST_BACKOFF_S = 2.0
-_MAX_BACKOFF_S = 30.0
-_WARN_EVERY_S = 10.0  # during an outage every waiting sample retries; one warning per interval is enough
+_WARN_EVERY_S = 10.0
+
+# Set while a sample's verification is re-verified by `verify_retrying`: that function warns before each of its
+# rounds, which for a thousand samples waiting out one outage is a thousand lines a round; the scorer warns for them,
+# once per `_WARN_EVERY_S`. Other callers of `verify_retrying` in the process keep their warnings.
+_RETRYING: contextvars.ContextVar[bool] = contextvars.ContextVar("kimina_rl_retrying", default=False)
+
+
+class _QuietWhileScoring(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not _RETRYING.get()
+
+
+logging.getLogger("kimina_verify.attempts").addFilter(_QuietWhileScoring())
 
 
 VerifierUnavailableError = VerifierUnavailable
@@ -39,16 +51,26 @@ class Scorer:
 
     All concurrent calls in the process share one `kimina_verify.Verifier` (one HTTP pool, bounded concurrency)
     through a micro-batcher, so a burst of per-sample reward calls becomes a few batched requests. An `infra` verdict
-    (server down, 5xx, REPL crash) is retried with growing delays for `settings.scorer.infra_retry_s`; after that
-    `kimina_verify.VerifierUnavailable` is raised. It is never scored 0.
+    (server down, 5xx, REPL crash) is re-verified by the attempt protocol's `kimina_verify.attempts.verify_retrying`
+    under `settings.scorer.retry_policy()` (2 s doubling to 30 s, jittered per sample) for
+    `settings.scorer.infra_retry_s` seconds; after that `kimina_verify.VerifierUnavailable` is raised. It is never
+    scored 0.
 
     Args:
         settings: The `kimina_rl` settings.
         verifier: A ready client (tests); by default one is built from `settings.verifier`.
+        clock: Seconds on a monotonic clock, for the retry budget (tests pass a fake one).
     """
 
-    def __init__(self, settings: Settings, *, verifier: Verifier | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        verifier: Verifier | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.settings = settings
+        self._clock = clock
         self.format_config = settings.format_config()
         self._verifier = verifier if verifier is not None else _build_verifier(settings)
         scorer = settings.scorer
@@ -100,30 +122,48 @@ class Scorer:
         return Attempt(text, verdict_format, verdict)
 
     async def _verify(self, item: VerifyItem) -> Verdict:
+        from kimina_verify import Verdict
+        from kimina_verify.attempts import verify_retrying
+
         budget = self.settings.scorer.infra_retry_s
-        started = time.monotonic()
-        deadline = started + budget
-        delay = _FIRST_BACKOFF_S
-        while True:
+        # Each sample waits on its own scale of the delays, so the samples waiting out an outage come back spread out
+        # and a recovering server is not hit by all of them at once.
+        policy = self.settings.scorer.retry_policy(scale=random.uniform(0.75, 1.0))
+        delays = policy.delays()
+        started = self._clock()
+        calls = 0
+
+        async def call(items: list[VerifyItem]) -> list[Verdict]:
+            nonlocal calls
             try:
-                verdict = await self._verify_batcher.submit(item)
+                verdicts = [await self._verify_batcher.submit(one) for one in items]
             except (OSError, TimeoutError) as exc:  # the client reports server trouble as verdicts; this is local
-                problem = f"{type(exc).__name__}: {exc}"
-            else:
-                if not verdict.is_infra:
-                    return verdict
-                problem = verdict.detail or "infrastructure failure"
-            if time.monotonic() + delay > deadline:
-                raise VerifierUnavailable(
-                    f"verification server {self._verifier.url} kept failing for {time.monotonic() - started:.0f} s "
-                    f"(retry budget kimina_rl.scorer.infra_retry_s={budget:g}); last error: {problem}"
-                )
-            if time.monotonic() - self._warned_at >= _WARN_EVERY_S:
-                self._warned_at = time.monotonic()
-                logger.warning("verification server %s failing (%s); retrying", self._verifier.url, problem)
-            await asyncio.sleep(delay)
-            # Jitter spreads the retries of many waiting samples so a recovering server is not hit all at once.
-            delay = min(delay * 2, _MAX_BACKOFF_S) * random.uniform(0.75, 1.0)
+                verdicts = [Verdict.infra(f"{type(exc).__name__}: {exc}") for _ in items]
+            calls += 1
+            failing = [verdict for verdict in verdicts if verdict.is_infra]
+            if failing:
+                problem = failing[0].detail or "infrastructure failure"
+                # The budget is time: the rounds bound the waits, the clock also counts slow failing calls.
+                if calls > len(delays) or self._clock() + delays[calls - 1] > started + budget:
+                    raise VerifierUnavailable(
+                        f"verification server {self._verifier.url} kept failing for {self._clock() - started:.0f} s "
+                        f"(retry budget kimina_rl.scorer.infra_retry_s={budget:g}); last error: {problem}"
+                    )
+                self._warn(problem)
+            return verdicts
+
+        token = _RETRYING.set(True)
+        try:
+            (verdict,), _ = await verify_retrying(call, [item], policy)
+        finally:
+            _RETRYING.reset(token)
+        return verdict
+
+    def _warn(self, problem: str) -> None:
+        # During an outage every waiting sample retries; one warning per interval and process is enough.
+        if self._clock() - self._warned_at >= _WARN_EVERY_S:
+            self._warned_at = self._clock()
+            logger.warning("verification server %s failing (%s); retrying", self._verifier.url, problem)
 
     async def record(self, problem: RewardProblem, solved: bool) -> None:
         """Add one training outcome to the win-rate history; returns once it is on disk (no-op without history)."""
@@ -154,7 +194,7 @@ def _build_verifier(settings: Settings) -> Verifier:
     from kimina_verify import Verifier
 
     # `Settings` keeps the client's retries at the attempt protocol's `CLIENT_RETRIES` (0): the one retry layer is
-    # the caller's, here `_verify`'s time budget (infra_retry_s).
+    # the caller's, here `verify_retrying` within `_verify`'s time budget (infra_retry_s).
     return Verifier(settings.verifier)
 
 

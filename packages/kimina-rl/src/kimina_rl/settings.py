@@ -6,14 +6,25 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kimina_verify.attempts import CLIENT_RETRIES, FEEDBACK_MAX_CHARS, FEEDBACK_MAX_ERRORS
+from kimina_verify.attempts import CLIENT_RETRIES, FEEDBACK_MAX_CHARS, FEEDBACK_MAX_ERRORS, RetryPolicy
 from kimina_verify.config import ConfigError, parse_config, suggest
 from kimina_verify.options import Limits, Retries, VerifierOptions
+
+__all__ = [
+    "RL_VERIFIER_DEFAULTS",
+    "FixSettings",
+    "ScorerSettings",
+    "Settings",
+]
 
 # kimina-rl's own defaults for the client; every other option keeps kimina-verify's default. No client retries (the
 # attempt protocol's `CLIENT_RETRIES`): the scorer owns the retry budget (`ScorerSettings.infra_retry_s`), so the two
 # layers do not multiply; 16 requests in flight per worker process.
 RL_VERIFIER_DEFAULTS = VerifierOptions(retries=Retries(count=CLIENT_RETRIES), limits=Limits(max_concurrency=16))
+
+# The waits between re-verifications of an `infra` verdict: 2 s, doubling, at most 30 s (kimina-rl 0.3's backoff).
+_FIRST_DELAY_S = 2.0
+_MAX_DELAY_S = 30.0
 
 # The flat keys of `kimina_rl.verifier` before 0.5, and where they live now (for the error message).
 _MOVED = {
@@ -46,6 +57,31 @@ class ScorerSettings:
     def __post_init__(self) -> None:
         _require_positive(self, "max_batch_size")
         _require_non_negative(self, "batch_window_ms", "infra_retry_s")
+
+    def retry_policy(self, *, scale: float = 1.0) -> RetryPolicy:
+        """The attempt protocol's `RetryPolicy` for an `infra` verdict: as many rounds as fit in `infra_retry_s`.
+
+        The waits are 2 s, doubling, at most 30 s, each times `scale` (the scorer draws one per sample, so that the
+        samples waiting out an outage do not all come back at once); their sum never exceeds `infra_retry_s`. The
+        rounds bound the waits only: the scorer also stops when the clock says the budget is spent (slow failing
+        calls count too).
+
+        Example:
+            >>> ScorerSettings(infra_retry_s=600).retry_policy()
+            RetryPolicy(rounds=23, first_delay_s=2.0, max_delay_s=30.0)
+            >>> ScorerSettings(infra_retry_s=1).retry_policy().rounds
+            0
+        """
+        if not scale > 0:
+            raise ValueError(f"scale must be positive, got {scale!r}")
+        first, most = _FIRST_DELAY_S * scale, _MAX_DELAY_S * scale
+        rounds, waited, delay = 0, 0.0, first
+        while delay < most and waited + delay <= self.infra_retry_s:
+            rounds, waited, delay = rounds + 1, waited + delay, delay * 2
+        # Once the waits reach their ceiling, the rest of the budget is whole ceilings (no loop over a long budget).
+        if delay >= most and waited + most <= self.infra_retry_s:
+            rounds += int((self.infra_retry_s - waited) // most)
+        return RetryPolicy(rounds=rounds, first_delay_s=first, max_delay_s=most)
 
 
 @dataclass(frozen=True)
@@ -95,8 +131,9 @@ class Settings:
     def __post_init__(self) -> None:
         if self.verifier.retries.count != CLIENT_RETRIES:
             raise ConfigError(
-                "kimina_rl.verifier.retries.count must be 0: the scorer retries infrastructure failures itself for "
-                "kimina_rl.scorer.infra_retry_s, and two layers of retries would multiply"
+                "kimina_rl.verifier.retries.count must be 0: the scorer re-verifies infrastructure failures itself "
+                "(kimina_verify.attempts.verify_retrying, for kimina_rl.scorer.infra_retry_s), and two layers of "
+                "retries would multiply"
             )
 
     @classmethod

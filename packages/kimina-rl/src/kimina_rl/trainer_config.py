@@ -7,14 +7,23 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+__all__ = [
+    "BASE_CONFIG_NAME",
+    "agent_loop_config_path",
+    "compose_config",
+    "config_dir",
+    "launch_overrides",
+    "search_path",
+]
+
 if TYPE_CHECKING:
     from omegaconf import DictConfig
 
 BASE_CONFIG_NAME = "kimina_drgrpo"
 """Name of the base config that recipes list in their `defaults`."""
 
-VERL_CONFIG_SEARCH_PATH = "pkg://verl.trainer.config"
-KIMINA_CONFIG_SEARCH_PATH = "pkg://kimina_rl.config"
+_VERL_CONFIG_SEARCH_PATH = "pkg://verl.trainer.config"
+_KIMINA_CONFIG_SEARCH_PATH = "pkg://kimina_rl.config"
 _AGENT_LOOP_PATH_KEY = "actor_rollout_ref.rollout.agent.agent_loop_config_path"
 
 
@@ -30,7 +39,7 @@ def agent_loop_config_path() -> Path:
 
 def search_path() -> list[str]:
     """Hydra search path entries a recipe needs: this package's configs, then verl's own config tree."""
-    return [KIMINA_CONFIG_SEARCH_PATH, VERL_CONFIG_SEARCH_PATH]
+    return [_KIMINA_CONFIG_SEARCH_PATH, _VERL_CONFIG_SEARCH_PATH]
 
 
 def compose_config(

@@ -7,7 +7,9 @@ static checks stay fast.
 from __future__ import annotations
 
 from importlib.metadata import version as _version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kimina_format.lazy import lazy_exports
 
 from kimina_verify.assembly import CheckCode, build_check_code
 from kimina_verify.code import Declaration, LeanCode, normalize_imports
@@ -32,23 +34,10 @@ _LAZY = {
     "VerdictCache": "kimina_verify.cache",
 }
 
-
 # Renamed in 0.5 (one name per concept across the workspace); the old names warn and still work.
-_DEPRECATED = {"Violation": "IntegrityViolation"}
+_DEPRECATED = {"Violation": ("kimina_verify", "IntegrityViolation")}
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    if name in _DEPRECATED:
-        import warnings
-
-        new = _DEPRECATED[name]
-        warnings.warn(f"kimina_verify.{name} is deprecated: use kimina_verify.{new}", DeprecationWarning, stacklevel=2)
-        return globals()[new]
-    raise AttributeError(f"module 'kimina_verify' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, deprecated=_DEPRECATED)
 
 
 __all__ = [

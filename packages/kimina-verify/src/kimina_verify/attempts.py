@@ -13,9 +13,10 @@ One set of rules for the RL agent loop (kimina-rl `kimina_fix`), the evaluation 
 - **Feedback** is `render_feedback` with `FEEDBACK_MAX_ERRORS` and `FEEDBACK_MAX_CHARS`, put in the prompt by
   `fix_messages` (kimina-format's `build_fix_messages`: the first prompt, the failed completion, then Lean's report).
 - **Retries** have one layer: the caller's. Callers build their `Verifier` with `retries=CLIENT_RETRIES` (0) and
-  re-verify what came back ``infra`` with `verify_retrying` under a `RetryPolicy` (kimina-rl's reward keeps its own
-  time budget loop, which raises when the budget is spent, on the same zero-retry client). Two layers multiply
-  (3 client retries x 3 rounds = 12 calls per snippet) and make the wait on an outage hard to predict.
+  re-verify what came back ``infra`` with `verify_retrying` under a `RetryPolicy` (kimina-rl's reward too: its
+  policy's rounds fit in its time budget, ``infra_retry_s``, and it raises once the clock says the budget is spent).
+  Two layers multiply (3 client retries x 3 rounds = 12 calls per snippet) and make the wait on an outage hard to
+  predict.
 """
 
 from __future__ import annotations

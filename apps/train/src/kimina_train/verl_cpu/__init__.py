@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import os
 
+__all__ = ["PLATFORM_ENV", "activate", "enabled"]
+
 logger = logging.getLogger(__name__)
 
 PLATFORM_ENV = "VERL_PLATFORM"

@@ -8,7 +8,16 @@ from typing import Any
 
 from kimina_data.statement import StatementError, clean_text, parse_statement
 
-PROMPT_VERSION = 1
+__all__ = [
+    "RESPONSE_SCHEMA",
+    "Candidate",
+    "MalformedOutput",
+    "build_prompt",
+    "check_candidate",
+    "parse_variants",
+]
+
+_PROMPT_VERSION = 1
 """Part of every prompt, hence of every cache key: bump it when the template changes meaning."""
 
 _TEMPLATE = """\
@@ -76,7 +85,7 @@ class Candidate:
 
 def build_prompt(header: str, statement: str, informal: str, n: int) -> str:
     """The prompt asking for `n` variants of one normalised problem."""
-    return _TEMPLATE.format(n=n, header=header, informal=informal, statement=statement, version=PROMPT_VERSION)
+    return _TEMPLATE.format(n=n, header=header, informal=informal, statement=statement, version=_PROMPT_VERSION)
 
 
 def parse_variants(text: str | None) -> list[Candidate]:
