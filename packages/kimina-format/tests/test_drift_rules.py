@@ -143,6 +143,58 @@ def test_the_template_loop_limit_is_configurable(build: Builder) -> None:
         FormatConfig(template_band_chars=0)
 
 
+NAMES = (
+    "Alice Bob Carol Dave Erin Frank Grace Heidi Ivan Judy Mallory Niaj Olivia Peggy Rupert Sybil Trent Uma Victor"
+    " Walter Xena Yusuf Zoe Amir Bea Cyril Dana".split()
+)
+
+
+def spread(copies: list[str]) -> str:
+    """`copies`, each followed by a line of its own, so no two copies are in a row."""
+    return "\n".join(f"{copy}\n{other}" for copy, other in zip(copies, distinct_lines(len(copies)), strict=True))
+
+
+@pytest.mark.parametrize(("copies", "broken"), [(24, False), (25, True)])
+def test_alike_lines_spread_out_are_counted(build: Builder, copies: int, broken: bool) -> None:
+    # One sentence said by a different person each time, with a line of its own between copies: no loop in a row.
+    text = build(reasoning=spread([f"{name} says: {SENTENCE}" for name in NAMES[:copies]]))
+    verdict = check_format(text, formal_statement=SAMPLE_FORMAL_STATEMENT)
+    assert (Code.NEAR_DUPLICATES in verdict.codes) is broken, verdict.violations
+    assert verdict.metrics.alike_lines == (copies if broken else 0)
+    assert verdict.metrics.template_repeats == 0
+
+
+def test_an_enumeration_spread_out_is_not_alike_lines(build: Builder) -> None:
+    # Twenty cases of one sentence, each with its own numbers: the numbers change, not the words (and twenty equal
+    # keys are what max_line_repeats allows).
+    cases = [f"For n = {i}: {SENTENCE} gives {i * i}" for i in range(20)]
+    verdict = check_format(build(reasoning=spread(cases)), config=FormatConfig(max_alike_lines=5))
+    assert verdict.ok, verdict.violations
+
+
+def test_the_alike_lines_limit_is_configurable(build: Builder) -> None:
+    text = build(reasoning=spread([f"{name} says: {SENTENCE}" for name in NAMES]))
+    assert codes(text) == {Code.NEAR_DUPLICATES}
+    assert codes(text, config=FormatConfig(max_alike_lines=30)) == set()
+    assert codes(text, config=FormatConfig(max_alike_lines=None)) == set()
+
+
+@pytest.mark.parametrize(("copies", "broken"), [(45, False), (46, True)])
+def test_a_medium_line_repeated(build: Builder, copies: int, broken: bool) -> None:
+    # A line under 40 key bytes (so not one of max_line_repeats' long lines), its number changed each time.
+    text = build(reasoning=spread([f"So x = {i} fails, try the next one." for i in range(copies)]))
+    verdict = check_format(text, formal_statement=SAMPLE_FORMAL_STATEMENT)
+    assert (Code.SHORT_LINE_REPEATS in verdict.codes) is broken, verdict.violations
+    assert verdict.metrics.medium_line_repeats in ({copies} if broken else {0, copies})  # 0: it could not break
+
+
+def test_the_medium_line_limit_is_configurable(build: Builder) -> None:
+    text = build(reasoning=spread([f"So x = {i} fails, try the next one." for i in range(60)]))
+    assert codes(text) == {Code.SHORT_LINE_REPEATS}
+    assert codes(text, config=FormatConfig(max_medium_line_repeats=60)) == set()
+    assert codes(text, config=FormatConfig(max_medium_line_repeats=None)) == set()
+
+
 # Rule 3: near-duplicates.
 
 

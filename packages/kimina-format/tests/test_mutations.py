@@ -347,13 +347,19 @@ def padding_lines(count: int) -> list[str]:
     """`count` distinct lines of 36 characters: length without a loop.
 
     One line written again and again is a loop, and so is one line with a changing tag (`Let us think about aaab`):
-    here every word changes from one line to the next.
+    here every word changes from one line to the next, and no two lines are equal (each line is `i` in base 31,
+    through an invertible map onto its five words).
     """
     n = len(PADDING_WORDS)
-    return [
-        "Note " + " ".join(PADDING_WORDS[(i * step + k * 7) % n] for k, step in enumerate((1, 3, 5, 9, 11))) + "."
-        for i in range(count)
-    ]
+    rows = ((1, 0, 0), (1, 1, 0), (1, 1, 1), (2, 1, 0), (3, 0, 1))
+    lines = []
+    for i in range(count):
+        digits = (i % n, i // n % n, i // n // n % n)
+        words = [
+            PADDING_WORDS[(sum(c * d for c, d in zip(row, digits, strict=True)) + k) % n] for k, row in enumerate(rows)
+        ]
+        lines.append("Note " + " ".join(words) + ".")
+    return lines
 
 
 def test_padded_past_the_maximum_length(passing_rows: list[Row]) -> None:

@@ -120,7 +120,9 @@ def test_near_duplicates_count_as_repeats(build: Builder) -> None:
 
 
 def test_short_lines_may_repeat(build: Builder) -> None:
-    assert codes(build(reasoning="\n".join(["Wait, let me check."] * 200))) == set()
+    # Under `template_min_chars` (16 key bytes); a line of 16 to 39 is bounded by `max_medium_line_repeats` (45).
+    assert codes(build(reasoning="\n".join(["Wait, let me see."] * 200))) == set()
+    assert codes(build(reasoning="\n".join(["Wait, let me check."] * 200))) == {Code.SHORT_LINE_REPEATS}
 
 
 def test_repeats_inside_tactic_blocks_do_not_count(build: Builder) -> None:

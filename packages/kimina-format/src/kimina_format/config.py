@@ -34,6 +34,12 @@ class FormatConfig:
         max_template_repeats: Most copies in a row of one passage of prose lines that differ from the copy before
             only in a word or two, in one place or at both ends (digits kept): a loop told apart by a counter
             (`Attempt one: ...`, `... (try iv)`).
+        max_alike_lines: Most prose lines (of at least `template_min_chars`) that are one line with a word or two
+            changed, wherever they are: a counter loop broken up by other lines, or two loops interleaved. Counted
+            as distinct lines once digits are deleted, so an enumeration of numbers counts once.
+        max_medium_line_repeats: Most times one prose line of `template_min_chars` to `repetition_min_chars`
+            (by the key of `max_line_repeats`) may occur: such lines are too short for `max_line_repeats` and a
+            loop of them (`So x = 0 fails, try the next one.`) should not wait for `max_short_line_repeats`.
         max_paraphrased_copies: Most long prose lines that share one middle passage (32 key bytes from the first `e`
             past their 16th): copies of one line with new opening and closing words.
         max_short_line_repeats: Most times one short non-blank prose line (under `repetition_min_chars`, by the
@@ -98,6 +104,8 @@ class FormatConfig:
     template_min_chars: int = 16
     template_band_chars: int = 12
     max_template_repeats: int | None = 10
+    max_alike_lines: int | None = 24
+    max_medium_line_repeats: int | None = 45
     max_paraphrased_copies: int | None = 100
     max_short_line_repeats: int | None = 250
     max_paragraph_repeats: int | None = 12

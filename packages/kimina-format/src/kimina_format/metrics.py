@@ -80,8 +80,13 @@ class FormatMetrics:
         max_line_repeats: Occurrences of the most repeated long prose line (near-duplicates merged).
         duplicate_line_ratio: Share of long prose lines that repeat an earlier one.
         consecutive_repeats: Copies in a row of the most looped passage of long prose lines (1: no loop).
-        template_repeats: Copies in a row of the most looped passage of long prose lines equal in their opening or
-            their ending (`template_band_chars`, digits kept), when more than `max_template_repeats` (0 otherwise).
+        template_repeats: Copies in a row of the most looped passage of prose lines alike but for a word or two
+            (digits kept), when more than `max_template_repeats` (0 otherwise).
+        alike_lines: Most distinct prose lines (digits deleted) alike to one line but for a word or two, wherever
+            they are, when more than `max_alike_lines` (0 otherwise).
+        medium_line_repeats: Occurrences of the most repeated prose line of `template_min_chars` to
+            `repetition_min_chars` key bytes, when there are more such lines than `max_medium_line_repeats` (0
+            otherwise).
         loop_lines: Long lines in one copy of that passage (0: no loop).
         near_duplicates: Most near-duplicates of one prose line of at least `near_duplicate_min_chars` characters.
         paraphrased_copies: Most long prose lines that share one anchored middle passage (copies reworded at both
@@ -137,6 +142,8 @@ class FormatMetrics:
     duplicate_line_ratio: float = 0.0
     consecutive_repeats: int = 1
     template_repeats: int = 0
+    alike_lines: int = 0
+    medium_line_repeats: int = 0
     loop_lines: int = 0
     near_duplicates: int = 0
     paraphrased_copies: int = 0
@@ -239,6 +246,8 @@ def measure(
         "duplicate_line_ratio": repetition.duplicate_ratio,
         "consecutive_repeats": repetition.consecutive,
         "template_repeats": repetition.template_repeats,
+        "alike_lines": repetition.alike_lines,
+        "medium_line_repeats": repetition.medium_repeats,
         "loop_lines": repetition.loop_lines,
         "near_duplicates": repetition.near_duplicates,
         "paraphrased_copies": repetition.anchored_copies,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from itertools import compress
 from operator import getitem, itemgetter, or_
@@ -35,6 +35,8 @@ _MAX_LOOP_LINES = 64
 _REPEATED_STRETCH = re.compile(rb"\x01{2,}")
 # A word that a loop's copies may differ in, on lines too short for the three-quarters rule of `_alike`.
 _WORD_CHARS = 12
+# How many groups of alike lines `_alike_groups` keeps apart among the lines that share a band.
+_MAX_GROUPS = 4
 _NO_DIGITS = str.maketrans("", "", string.digits)
 _DIGIT = re.compile(r"[0-9]")
 _MATH = re.compile(r"[$^\\=+*/<>_{}]")
@@ -60,8 +62,12 @@ class Repetition(NamedTuple):
             are more long lines than `max_paraphrased_copies` (0 otherwise).
         paragraph_repeats: Occurrences of the most repeated paragraph (a stretch between blank lines, by its keys)
             of at least `repetition_min_chars` bytes.
-        template_repeats: Copies in a row of the most looped passage of long lines compared by their opening or
-            their ending only (see `_template_loop`), when more than `max_template_repeats` (0 otherwise).
+        template_repeats: Copies in a row of the most looped passage of lines alike but for a word or two (see
+            `_templates`), when more than `max_template_repeats` (0 otherwise).
+        alike_lines: Most distinct lines (digits deleted) alike to one line, wherever they are, when more than
+            `max_alike_lines` (0 otherwise).
+        medium_repeats: Occurrences of the most repeated line of `template_min_chars` to `repetition_min_chars`
+            key bytes, when there are more such lines than `max_medium_line_repeats` (0 otherwise).
     """
 
     lines: int
@@ -77,6 +83,8 @@ class Repetition(NamedTuple):
     anchored_copies: int = 0
     paragraph_repeats: int = 0
     template_repeats: int = 0
+    alike_lines: int = 0
+    medium_repeats: int = 0
 
 
 def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str]) -> Repetition:
@@ -97,9 +105,12 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
     blank_lines = over_limit_run(keys, b"\n", config.max_blank_lines, offset=1)
     short_repeats = _short_repeats(keys, lines - 1 - len(long), config)
     paragraphs = _paragraph_repeats(keys, config.repetition_min_chars)
-    template = _template_loop(units, keys, config, text)
+    template, alike = _templates(units, keys, config, text)
+    medium = _medium_repeats(units, len(units) - len(long), config)
     if not long:
-        return Repetition(lines, 0, 0.0, 1, 0, 0, blank_lines, Counter(), short_repeats, 0, 0, paragraphs, template)
+        return Repetition(
+            lines, 0, 0.0, 1, 0, 0, blank_lines, Counter(), short_repeats, 0, 0, paragraphs, template, alike, medium
+        )
     counts = Counter(long)
     most = max(counts.values())
     ratio = 1.0 - len(counts) / len(long)
@@ -123,6 +134,8 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
         _anchored_copies(long) if _over(len(long), config.max_paraphrased_copies) else 0,
         paragraphs,
         template,
+        alike,
+        medium,
     )
 
 
@@ -131,50 +144,110 @@ def _at_least(lines: list[bytes], size: int, least: int) -> list[bytes]:
     return lines if size <= least else list(compress(lines, map(size.__le__, map(len, lines))))
 
 
-def _template_loop(units: list[bytes], keys: bytes, config: FormatConfig, text: Callable[[], str]) -> int:
-    """Copies in a row of a passage of lines that differ from the copy before only in a word or two.
+def _templates(units: list[bytes], keys: bytes, config: FormatConfig, text: Callable[[], str]) -> tuple[int, int]:
+    """Lines that differ from each other only in a word or two: the longest loop of them, and the largest group.
 
     A loop whose copies differ in a counter (`Attempt one: ...`, `... (try iv)`, `Try (b): ... (try (b))`, a word in
     the middle, or a different line of the passage for each of those) has no two equal lines. But each of its lines
     keeps, from one copy to the next, an opening, an ending or a middle band of `config.template_band_chars` key bytes,
     and most of its text. The `units` are the keys of at least `config.template_min_chars` bytes. The gate is in C:
     a loop of `c` copies repeats a band of each of its lines `c` times, so only stretches of units that each hold a
-    band seen more than `limit` times can hold one; there the passage is confirmed on the lines themselves (spaces
-    deleted, digits kept) by `_alike`, so an enumeration (the same words around new numbers) is not a loop. Returns 0
-    unless the confirmed loop has more than `limit` copies.
+    band seen more than `max_template_repeats` times can hold one; there the passage is confirmed on the lines
+    themselves (spaces deleted, digits kept) by `_alike`, so an enumeration (the same words around new numbers) is
+    not a loop. The copies of a line spread out (other lines between them, or two loops interleaved) share a band
+    too: each band seen more than `max_alike_lines` times is split into groups of alike lines (`_alike_groups`).
+
+    Returns:
+        (copies in a row of the longest loop, when more than `max_template_repeats`; distinct lines in the largest
+        group, when more than `max_alike_lines`), each 0 otherwise.
     """
-    limit = config.max_template_repeats
-    if limit is None:
-        return 0
-    if len(units) <= limit:
-        return 0
+    loop_limit, group_limit = config.max_template_repeats, config.max_alike_lines
+    limits = [limit for limit in (loop_limit, group_limit) if limit is not None]
+    if not limits or len(units) <= min(limits):
+        return 0, 0
     band = config.template_band_chars
     heads = list(map(itemgetter(slice(None, band)), units))
     tails = list(map(itemgetter(slice(-band, None)), units))
     sizes = list(map(len, units))
     # Each unit's middle band, sliced in C: the slice for each length, looked up by the unit's length.
     middles = list(map(_slice_bytes, units, map(_centred(band, max(sizes)).__getitem__, sizes)))
-    flags = bytes(len(units))
-    for bands in (heads, tails, middles):
-        counts = Counter(bands)
-        if max(counts.values()) > limit:
-            hot = set(compress(counts, map(limit.__lt__, counts.values())))
-            flags = bytes(map(or_, flags, map(hot.__contains__, bands)))
-    stretches = [m.span() for m in re.finditer(rb"\x01{%d,}" % (limit + 1), flags)]
-    if not stretches:
-        return 0
-    # Confirm on the exact lines: the units, spaces deleted and digits kept, found by their keys' lengths.
-    key_lines = keys.split(b"\n")
-    at = list(compress(range(len(key_lines)), map(config.template_min_chars.__le__, map(len, key_lines))))
-    text_lines = text().split("\n")
-    best = max(
-        _similar_loop(
-            ["".join(text_lines[i].lower().split()) for i in at[start:end]],
-            (heads[start:end], tails[start:end], middles[start:end]),
-        )
-        for start, end in stretches
+    kinds = (heads, tails, middles)
+    counts = [Counter(kind) for kind in kinds]
+    tops = [max(count.values()) for count in counts]
+    exact: list[str] = []
+
+    def lines(indices: Iterable[int]) -> list[str]:
+        # The units' lines, spaces deleted and digits kept, found by their keys' lengths; made only when confirming.
+        if not exact:
+            text_lines = text().split("\n")
+            least = config.template_min_chars
+            exact.extend(
+                "".join(line.lower().split())
+                for line, key in zip(text_lines, keys.split(b"\n"), strict=True)
+                if len(key) >= least
+            )
+        return [exact[i] for i in indices]
+
+    loop = 0
+    if loop_limit is not None and max(tops) > loop_limit:
+        flags = bytes(len(units))
+        for kind, count, top in zip(kinds, counts, tops, strict=True):
+            if top > loop_limit:
+                hot = set(compress(count, map(loop_limit.__lt__, count.values())))
+                flags = bytes(map(or_, flags, map(hot.__contains__, kind)))
+        for stretch in re.finditer(rb"\x01{%d,}" % (loop_limit + 1), flags):
+            start, end = stretch.span()
+            at = slice(start, end)
+            loop = max(loop, _similar_loop(lines(range(start, end)), (heads[at], tails[at], middles[at])))
+    group = 0
+    if group_limit is not None and max(tops) > group_limit:
+        for kind, count, top in zip(kinds, counts, tops, strict=True):
+            if top <= group_limit:
+                continue
+            hot = set(compress(count, map(group_limit.__lt__, count.values())))
+            members: dict[bytes, list[int]] = {}
+            for i in compress(range(len(units)), map(hot.__contains__, kind)):
+                members.setdefault(kind[i], []).append(i)
+            group = max(group, *(_alike_groups(lines(indices)) for indices in members.values()))
+    return (
+        loop if loop_limit is not None and loop > loop_limit else 0,
+        group if group_limit is not None and group > group_limit else 0,
     )
-    return best if best > limit else 0
+
+
+def _alike_groups(lines: list[str]) -> int:
+    """Lines in the largest group of `lines` alike to its leader with a word changed (`_alike`), leader included.
+
+    Lines that share a band are split into at most `_MAX_GROUPS` groups, each led by the first line of it; a line
+    alike to no leader starts a group while there is room. A copy of the leader, or the leader with only its
+    numbers changed, joins the group without counting: equal lines are `max_line_repeats`' to bound, and an
+    enumeration of one sentence is no loop.
+    """
+    leaders: list[str] = []
+    sizes: list[int] = []
+    for line in lines:
+        for g, leader in enumerate(leaders):
+            likeness = _alike(leader, line)
+            if likeness:
+                sizes[g] += likeness == _WORD_CHANGED
+                break
+        else:
+            if len(leaders) < _MAX_GROUPS:
+                leaders.append(line)
+                sizes.append(1)
+    return max(sizes, default=0)
+
+
+def _medium_repeats(units: list[bytes], medium: int, config: FormatConfig) -> int:
+    """Occurrences of the most repeated unit shorter than `repetition_min_chars` key bytes.
+
+    Measured only when the `medium` such units could break `max_medium_line_repeats` (0 otherwise).
+    """
+    most = config.max_medium_line_repeats
+    if most is None or medium <= most:
+        return 0
+    counts = Counter(compress(units, map(config.repetition_min_chars.__gt__, map(len, units))))
+    return max(counts.values(), default=0)
 
 
 def _centred(band: int, longest: int) -> list[slice]:

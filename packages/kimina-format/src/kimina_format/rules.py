@@ -121,6 +121,23 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
                 f"{m.template_repeats} copies in a row of a passage that differ only in a word or two (limit {limit})",
             )
         )
+    limit = config.max_alike_lines
+    if limit is not None and m.alike_lines > limit:
+        violations.append(
+            Violation(
+                Code.NEAR_DUPLICATES,
+                f"{m.alike_lines} prose lines are one line with a word or two changed (limit {limit})",
+            )
+        )
+    limit = config.max_medium_line_repeats
+    if limit is not None and m.medium_line_repeats > limit:
+        violations.append(
+            Violation(
+                Code.SHORT_LINE_REPEATS,
+                f"a prose line under {config.repetition_min_chars} bytes occurs {m.medium_line_repeats} times"
+                f" (limit {limit})",
+            )
+        )
     limit = config.max_near_duplicates
     if limit is not None and m.near_duplicates > limit:
         line = near_duplicate_line(c.prose, config.near_duplicate_min_chars)
