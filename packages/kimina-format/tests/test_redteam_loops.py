@@ -210,7 +210,12 @@ ATTACKS: dict[str, tuple[Attack, tuple[Any, ...]]] = {
     ),
     "a spelled and a numbered counter": (
         Attack(lambda ls: "\n".join(f"Attempt {w} (try {i}): {ls[0]}" for i, w in enumerate(SPELLED, 1)), most=90),
-        (),  # closed: a word change sets the loop apart from an enumeration
+        (
+            hole(
+                "a number changes with the counter word: to _alike that is an enumeration (a value checked, its"
+                " verdict in words), so the run never counts, and the words keep the keys apart from max_line_repeats"
+            ),
+        ),
     ),
     "a passage with a numbered line": (
         Attack(
@@ -223,7 +228,12 @@ ATTACKS: dict[str, tuple[Attack, tuple[Any, ...]]] = {
     ),
     "dropping a different word each copy": (
         Attack(drop_each_word, most=99, needs=1),
-        (),  # closed: a word change sets the loop apart from an enumeration
+        (
+            hole(
+                "where the dropped word holds a number, the copies' numbers change, which _alike takes for an"
+                " enumeration (1 of 29 real rows keeps the score)"
+            ),
+        ),
     ),
     "two words changed far apart": (
         Attack(lambda ls: "\n".join(two_words(ls[0], w, r) for w, r in zip(SPELLED, ROMAN, strict=True)), least=60),

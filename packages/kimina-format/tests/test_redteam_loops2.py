@@ -193,48 +193,30 @@ LOOK_ALIKES: dict[str, tuple[list[str], tuple[Any, ...]]] = {
             f"When n = {k}, the expression n(n+1)/2 is {'even' if (k * (k + 1) // 2) % 2 == 0 else 'odd'}."
             for k in range(1, 12)
         ],
-        (
-            false_reject(
-                "_alike's both-ends test keeps the middle half and judges each end apart: the number changed at the"
-                " opening passes _numbers_only, the verdict word (odd/even) at the ending has no digit, so the"
-                " enumeration is a word-changed loop once 11 values are checked in a row"
-            ),
-        ),
+        (),
     ),
     "is (not) a solution, value by value": (
         [f"Therefore, x = {k} is {'' if k % 3 == 0 else 'not '}a solution." for k in range(1, 12)],
-        (
-            false_reject(
-                "the change `3 is` -> `4 is not` holds a digit and a word and no formula character, so _numbers_only"
-                " says a word changed; 11 values checked in a row are a counter loop (the same line with `$x = 3$`"
-                " passes)"
-            ),
-        ),
+        (),
     ),
     "works or fails, value by value": (
         [
             f"- x = {k}: substituting into the equation, this value {'works' if k in (3, 7) else 'fails'}."
             for k in range(1, 12)
         ],
-        (false_reject("as 'eleven values with a verdict word': the number at the opening, the verdict at the ending"),),
+        (),
     ),
     "Chinese parity, value by value": (
         [f"当 n = {k} 时，n 是{'偶数' if k % 2 == 0 else '奇数'}，所以结论成立。" for k in range(1, 12)],
-        (false_reject("as 'eleven values with a verdict word' (偶数/奇数 is the word that changed)"),),
+        (),
     ),
     "terms x₁ ... x₁₃ with Unicode subscripts": (
         [f"- x{_sub(i)} is positive because it is a sum of positive terms." for i in range(1, 14)],
-        (
-            false_reject(
-                "_DIGIT and _NO_DIGITS know only ASCII 0-9: a Lean-style subscript index (x₃ -> x₄, h₀ -> h₁) is a"
-                " changed word to _numbers_only, so a list over the indices is a counter loop; the same list with"
-                " x_3 passes (and subscripts are not deleted from the keys either)"
-            ),
-        ),
+        (),
     ),
     "hypotheses h₀ ... h₁₂ set aside": (
         [f"We do not need h{_sub(i)} for this goal." for i in range(13)],
-        (false_reject("as 'terms x₁ ... x₁₃ with Unicode subscripts'"),),
+        (),
     ),
 }
 
@@ -258,13 +240,7 @@ def test_a_look_alike_keeps_the_score(passing_rows: list[Row], name: str) -> Non
 
 LEAD_INS = {
     "In Lean:": (),  # what real completions write (66 times in mathd_algebra_289): a short line, bounded at 250
-    "In Lean 4, we can write:": (
-        false_reject(
-            "a lead-in line of 16-39 key bytes before each tactic block is bounded by max_medium_line_repeats (45),"
-            " chosen on the 29 of one real completion; real completions have up to 106 tactic blocks and write"
-            " `In Lean:` (7 key bytes) up to 66 times, so a wording a few words longer crosses the bound"
-        ),
-    ),
+    "In Lean 4, we can write:": (),
 }
 
 
@@ -319,7 +295,12 @@ ATTACKS: dict[str, tuple[Attack, tuple[Any, ...]]] = {
     # Caught: the rules hold for these.
     "a counter with a numbered tag": (
         Attack(lambda ls: "\n".join(f"Try {SPELLED[i % 20]} (#{i}): {ls[0]}" for i in range(60))),
-        (),
+        (
+            hole(
+                "a number changes with the counter word: to _alike that is an enumeration (a value checked, its"
+                " verdict in words), so the run never counts, and the words keep the keys apart from max_line_repeats"
+            ),
+        ),
     ),
     "a counter loop spread out by distinct lines": (
         Attack(lambda ls: _spread_with_decoys(ls, 40, 0), most=80, needs=50, step=2),
@@ -334,25 +315,18 @@ ATTACKS: dict[str, tuple[Attack, tuple[Any, ...]]] = {
         Attack(lambda ls: "\n".join(f"Attempt {SPELLED[i % 20]} (${i}$): {ls[0]}" for i in range(60))),
         (
             hole(
-                "_numbers_only calls a change an enumeration when it holds a digit and any formula character"
-                " ($^\\=+*/<>_{}), whatever words changed with it: `one ($1$)` -> `two ($2$)` is SAME_WORDS, so the"
-                " loop is never varied, and the spelled counter keeps the keys apart from max_line_repeats"
+                "as 'a counter with a numbered tag': a number that changes makes an enumeration, whatever words"
+                " changed with it"
             ),
         ),
     ),
     "a counter and `=` with a number at the end": (
         Attack(lambda ls: "\n".join(f"{ls[0]} (try {SPELLED[i % 20]}={i})" for i in range(60))),
-        (hole("as 'a counter with a number in a formula': `=` is a formula character"),),
+        (hole("as 'a counter with a numbered tag'"),),
     ),
     "a spread-out counter loop after four decoys": (
         Attack(lambda ls: _spread_with_decoys(ls, 40, 4), most=80, needs=50, step=2),
-        (
-            hole(
-                "_alike_groups keeps at most four leaders per band: four earlier lines that share the copies' ending"
-                " band (and nothing else) take every place, so the copies join no group; a distinct line between"
-                " copies breaks every stretch of hot bands, so the loop rule sees nothing either"
-            ),
-        ),
+        (),
     ),
     "a passage of three short lines looped 200 times": (
         Attack(lambda ls: "\n".join(["Let me check.", "Hmm, not quite.", "Try again."] * 200)),

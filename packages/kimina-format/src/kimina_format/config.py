@@ -40,6 +40,7 @@ class FormatConfig:
         max_medium_line_repeats: Most times one prose line of `template_min_chars` to `repetition_min_chars`
             (by the key of `max_line_repeats`) may occur: such lines are too short for `max_line_repeats` and a
             loop of them (`So x = 0 fails, try the next one.`) should not wait for `max_short_line_repeats`.
+            A line counts once less for each tactic block of the thinking it leads into (`In Lean 4, we can write:`).
         max_paraphrased_copies: Most long prose lines that share one middle passage (32 key bytes from the first `e`
             past their 16th): copies of one line with new opening and closing words.
         max_short_line_repeats: Most times one short non-blank prose line (under `repetition_min_chars`, by the

@@ -220,7 +220,9 @@ def measure(
     """
     text = completion.text
     tokens = count_tokens(text) if count_tokens is not None else math.ceil(len(text) / config.chars_per_token)
-    repetition = measure_repetition(completion.prose_utf8, config, lambda: completion.prose)
+    repetition = measure_repetition(
+        completion.prose_utf8, config, lambda: completion.prose, lambda: _lead_ins(completion)
+    )
     blocks = tactic_block_lines(completion.tactic_blocks)
     code = completion.code
     final = split_lean(code) if code is not None else None
@@ -306,6 +308,19 @@ def measure(
         **_code_padding(final),
     )
     return _metrics(metrics)
+
+
+def _lead_ins(completion: Completion) -> list[str]:
+    """The last non-blank line of the thinking before each of its tactic blocks (`In Lean 4, we can write:`)."""
+    text = completion.text
+    span = completion.thinking_span
+    pos = span.start if span is not None else 0
+    lines = []
+    for block in completion.thinking_blocks:
+        before = text[pos : block.start].rstrip()
+        lines.append(before[before.rfind("\n") + 1 :])
+        pos = block.end
+    return lines
 
 
 def _most_repeated_line(text: str) -> int:

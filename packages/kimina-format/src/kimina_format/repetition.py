@@ -36,10 +36,9 @@ _REPEATED_STRETCH = re.compile(rb"\x01{2,}")
 # A word that a loop's copies may differ in, on lines too short for the three-quarters rule of `_alike`.
 _WORD_CHARS = 12
 # How many groups of alike lines `_alike_groups` keeps apart among the lines that share a band.
-_MAX_GROUPS = 4
-_NO_DIGITS = str.maketrans("", "", string.digits)
-_DIGIT = re.compile(r"[0-9]")
-_MATH = re.compile(r"[$^\\=+*/<>_{}]")
+_MAX_GROUPS = 32
+# A number, in ASCII digits or as subscript or superscript digits (`h₀`, `x²`).
+_NUMBER = re.compile("[0-9\u2080-\u2089\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 
 
 class Repetition(NamedTuple):
@@ -87,10 +86,17 @@ class Repetition(NamedTuple):
     medium_repeats: int = 0
 
 
-def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str]) -> Repetition:
+def measure_repetition(
+    data: bytes,
+    config: FormatConfig,
+    text: Callable[[], str],
+    lead_ins: Callable[[], Iterable[str]] = tuple,
+) -> Repetition:
     """Measure the repeated lines, the longest loop and the near-duplicates of a completion's prose.
 
-    `data` is the prose in UTF-8, and `text()` gives it as a string (only asked for to confirm a loop). A loop is a
+    `data` is the prose in UTF-8, and `text()` gives it as a string (only asked for to confirm a loop). `lead_ins()`
+    gives the line before each tactic block (`In Lean 4, we can write:`), which may occur once a block (only asked
+    for when a line of 16 to 39 key bytes may repeat too often). A loop is a
     passage of one or more long lines written again and again back to back. Copies are first compared by their
     keys; a loop longer than `config.max_consecutive_repeats` is then confirmed on the lines themselves, digits
     included, so an enumeration (`n = 1: ...`, `n = 2: ...`) is not a loop.
@@ -106,7 +112,7 @@ def measure_repetition(data: bytes, config: FormatConfig, text: Callable[[], str
     short_repeats = _short_repeats(keys, lines - 1 - len(long), config)
     paragraphs = _paragraph_repeats(keys, config.repetition_min_chars)
     template, alike = _templates(units, keys, config, text)
-    medium = _medium_repeats(units, len(units) - len(long), config)
+    medium = _medium_repeats(units, len(units) - len(long), config, lead_ins)
     if not long:
         return Repetition(
             lines, 0, 0.0, 1, 0, 0, blank_lines, Counter(), short_repeats, 0, 0, paragraphs, template, alike, medium
@@ -238,15 +244,22 @@ def _alike_groups(lines: list[str]) -> int:
     return max(sizes, default=0)
 
 
-def _medium_repeats(units: list[bytes], medium: int, config: FormatConfig) -> int:
-    """Occurrences of the most repeated unit shorter than `repetition_min_chars` key bytes.
+def _medium_repeats(
+    units: list[bytes], medium: int, config: FormatConfig, lead_ins: Callable[[], Iterable[str]]
+) -> int:
+    """Occurrences of the most repeated unit shorter than `repetition_min_chars` key bytes, lead-ins aside.
 
-    Measured only when the `medium` such units could break `max_medium_line_repeats` (0 otherwise).
+    Measured only when the `medium` such units could break `max_medium_line_repeats` (0 otherwise). A line that
+    leads into a tactic block counts once less for each block it leads into: a completion of 80 blocks may say
+    `In Lean 4, we can write:` before each.
     """
     most = config.max_medium_line_repeats
     if most is None or medium <= most:
         return 0
     counts = Counter(compress(units, map(config.repetition_min_chars.__gt__, map(len, units))))
+    if max(counts.values(), default=0) <= most:
+        return 0
+    counts.subtract(line_keys("\n".join(lead_ins())))
     return max(counts.values(), default=0)
 
 
@@ -303,46 +316,28 @@ _UNLIKE, _SAME_WORDS, _WORD_CHANGED = 0, 1, 2
 
 
 def _alike(a: str, b: str) -> int:
-    """Whether `b` is `a` with a word or two changed, in one place or at both ends, and whether a word changed.
+    """Whether `b` is `a` with a word or two changed, in one place or at both ends, and whether only words changed.
 
     One place: their common opening and ending cover three quarters of the longer line, or leave at most
     `_WORD_CHARS` characters between them (a word, on a short line). Both ends: the lines are within a third of each
-    other's length and the middle half of `a` is in `b` verbatim. Returns `_WORD_CHANGED`, or `_SAME_WORDS` when the
-    lines are equal or only their numbers changed (`_numbers_only`), or `_UNLIKE`.
+    other's length and the middle half of `a` is in `b` verbatim.
+
+    Returns:
+        `_WORD_CHANGED`; `_SAME_WORDS` when the lines are equal or a number changed (an enumeration: `x = 3 is a
+        solution`, `x = 4 is not a solution`; `h₀`, `h₁`), whatever words changed with it; or `_UNLIKE`.
     """
     if a == b:
         return _SAME_WORDS
     longer, shorter = max(len(a), len(b)), min(len(a), len(b))
     head = _common_opening(a, b, shorter)
     tail = _common_opening(a[::-1], b[::-1], shorter - head)
-    if 4 * (head + tail) >= 3 * longer or longer - head - tail <= _WORD_CHARS:
-        return _SAME_WORDS if _numbers_only(a[head : len(a) - tail], b[head : len(b) - tail]) else _WORD_CHANGED
-    if 3 * longer > 4 * shorter:
-        return _UNLIKE
-    quarter = len(a) // 4
-    middle = a[quarter : len(a) - quarter]
-    at = b.find(middle)
-    if at < 0:
-        return _UNLIKE
-    # What changed: before the kept middle (less what both keep just before it) and after it (less what both keep
-    # just after it).
-    before = _changed(a[head:quarter][::-1], b[head:at][::-1])
-    after = _changed(a[len(a) - quarter : len(a) - tail], b[at + len(middle) : len(b) - tail])
-    return _SAME_WORDS if _numbers_only(*before) and _numbers_only(*after) else _WORD_CHANGED
-
-
-def _numbers_only(a: str, b: str) -> bool:
-    r"""Whether changes `a` -> `b` between two lines make them an enumeration, not copies of one line.
-
-    An enumeration changes numbers: only digits (`729 is not a fourth power`, `x = 3: ... 27 ∉ ...`), or digits
-    within a formula (`1. $a^3$ (from the first)`, `2. $-a^2 b$ (from the first)`). Copies with equal keys are
-    bounded by `max_line_repeats` instead. A word changed beside a number (`Attempt one (try 1)`) is no enumeration,
-    nor is a formula changed without a digit (`$\alpha$`, `$\beta$`).
-    """
-    both = a + b
-    if _DIGIT.search(both) is None:
-        return False
-    return a.translate(_NO_DIGITS) == b.translate(_NO_DIGITS) or _MATH.search(both) is not None
+    if 4 * (head + tail) < 3 * longer and longer - head - tail > _WORD_CHARS:
+        quarter = len(a) // 4
+        if 3 * longer > 4 * shorter or a[quarter : len(a) - quarter] not in b:
+            return _UNLIKE
+    # Numbers that change are what an enumeration changes, and a reasoning that checks values one by one says what
+    # each gives in words; copies whose numbers change have equal keys, bounded by `max_line_repeats` instead.
+    return _SAME_WORDS if _NUMBER.findall(a) != _NUMBER.findall(b) else _WORD_CHANGED
 
 
 def _common_opening(a: str, b: str, most: int) -> int:
@@ -357,12 +352,6 @@ def _common_opening(a: str, b: str, most: int) -> int:
         else:
             high = mid - 1
     return low
-
-
-def _changed(a: str, b: str) -> tuple[str, str]:
-    """What `a` and `b` hold after their common opening."""
-    common = _common_opening(a, b, min(len(a), len(b)))
-    return a[common:], b[common:]
 
 
 def _paragraph_repeats(keys: bytes, min_chars: int) -> int:
