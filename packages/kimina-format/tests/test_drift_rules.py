@@ -195,6 +195,30 @@ def test_the_medium_line_limit_is_configurable(build: Builder) -> None:
     assert codes(text, config=FormatConfig(max_medium_line_repeats=None)) == set()
 
 
+SHORT_PASSAGE = ["Let me check.", "Hmm, not quite.", "Try again."]
+
+
+@pytest.mark.parametrize(("copies", "broken"), [(10, False), (11, True)])
+def test_a_passage_of_short_lines_looped(build: Builder, copies: int, broken: bool) -> None:
+    # Three short lines, written again and again in a row (blank lines between copies do not break the loop).
+    text = build(reasoning="\n\n".join(["\n".join(SHORT_PASSAGE)] * copies))
+    verdict = check_format(text, formal_statement=SAMPLE_FORMAL_STATEMENT)
+    assert (Code.CONSECUTIVE_REPEATS in verdict.codes) is broken, verdict.violations
+    assert verdict.metrics.short_consecutive_repeats == (copies if broken else 0)
+
+
+def test_short_lines_that_count_are_not_a_loop(build: Builder) -> None:
+    # Thirty values checked in a row, one short line each: the keys are equal, the lines are not.
+    assert codes(build(reasoning="\n".join(f"n = {i}: no." for i in range(30)))) == set()
+
+
+def test_the_short_loop_limit_is_configurable(build: Builder) -> None:
+    text = build(reasoning="\n".join(SHORT_PASSAGE * 20))
+    assert codes(text) == {Code.CONSECUTIVE_REPEATS}
+    assert codes(text, config=FormatConfig(max_short_consecutive_repeats=20)) == set()
+    assert codes(text, config=FormatConfig(max_short_consecutive_repeats=None)) == set()
+
+
 # Rule 3: near-duplicates.
 
 

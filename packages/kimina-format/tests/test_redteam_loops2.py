@@ -330,22 +330,11 @@ ATTACKS: dict[str, tuple[Attack, tuple[Any, ...]]] = {
     ),
     "a passage of three short lines looped 200 times": (
         Attack(lambda ls: "\n".join(["Let me check.", "Hmm, not quite.", "Try again."] * 200)),
-        (
-            hole(
-                "the loop rules look at long lines (consecutive_repeats) and 16+ byte units with a changed word"
-                " (template loop) only: equal copies of short lines are bounded by max_short_line_repeats (250"
-                " per line), so 600 lines of loop pass"
-            ),
-        ),
+        (),  # closed by max_short_consecutive_repeats,
     ),
     "a passage of three medium lines looped 40 times": (
         Attack(lambda ls: "\n".join(ls[:3] * 40), least=16, most=40),
-        (
-            hole(
-                "equal copies of 16-39 byte lines in a row are bounded by max_medium_line_repeats (45) alone: no loop"
-                " rule counts copies in a row below repetition_min_chars"
-            ),
-        ),
+        (),  # closed by max_short_consecutive_repeats,
     ),
 }
 

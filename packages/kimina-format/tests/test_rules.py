@@ -120,9 +120,14 @@ def test_near_duplicates_count_as_repeats(build: Builder) -> None:
 
 
 def test_short_lines_may_repeat(build: Builder) -> None:
-    # Under `template_min_chars` (16 key bytes); a line of 16 to 39 is bounded by `max_medium_line_repeats` (45).
-    assert codes(build(reasoning="\n".join(["Wait, let me see."] * 200))) == set()
-    assert codes(build(reasoning="\n".join(["Wait, let me check."] * 200))) == {Code.SHORT_LINE_REPEATS}
+    # Spread out, a line under `template_min_chars` (16 key bytes) may occur 200 times; one of 16 to 39 is bounded by
+    # `max_medium_line_repeats` (45); 200 copies in a row are a loop (`max_short_consecutive_repeats`).
+    def spread(line: str) -> str:
+        return "\n".join(f"{line}\nStep {i}." for i in range(200))
+
+    assert codes(build(reasoning=spread("Wait, let me see."))) == set()
+    assert codes(build(reasoning=spread("Wait, let me check."))) == {Code.SHORT_LINE_REPEATS}
+    assert codes(build(reasoning="\n".join(["Wait, let me see."] * 200))) == {Code.CONSECUTIVE_REPEATS}
 
 
 def test_repeats_inside_tactic_blocks_do_not_count(build: Builder) -> None:

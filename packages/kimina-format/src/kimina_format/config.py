@@ -34,6 +34,9 @@ class FormatConfig:
         max_template_repeats: Most copies in a row of one passage of prose lines that differ from the copy before
             only in a word or two, in one place or at both ends (digits kept): a loop told apart by a counter
             (`Attempt one: ...`, `... (try iv)`).
+        max_short_consecutive_repeats: Most copies in a row of one passage of prose lines of any length, blank lines
+            aside and digits kept: a loop of short lines (`Let me check.`, `Hmm, not quite.`, `Try again.`), which
+            `max_consecutive_repeats` (long lines) does not see.
         max_alike_lines: Most prose lines (of at least `template_min_chars`) that are one line with a word or two
             changed, wherever they are: a counter loop broken up by other lines, or two loops interleaved. Counted
             as distinct lines once digits are deleted, so an enumeration of numbers counts once.
@@ -105,6 +108,7 @@ class FormatConfig:
     template_min_chars: int = 16
     template_band_chars: int = 12
     max_template_repeats: int | None = 10
+    max_short_consecutive_repeats: int | None = 10
     max_alike_lines: int | None = 24
     max_medium_line_repeats: int | None = 45
     max_paraphrased_copies: int | None = 100

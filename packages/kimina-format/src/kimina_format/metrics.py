@@ -84,6 +84,8 @@ class FormatMetrics:
             (digits kept), when more than `max_template_repeats` (0 otherwise).
         alike_lines: Most distinct prose lines (digits deleted) alike to one line but for a word or two, wherever
             they are, when more than `max_alike_lines` (0 otherwise).
+        short_consecutive_repeats: Copies in a row of the most looped passage of prose lines of any length (blank
+            lines aside, digits kept), when more than `max_short_consecutive_repeats` (0 otherwise).
         medium_line_repeats: Occurrences of the most repeated prose line of `template_min_chars` to
             `repetition_min_chars` key bytes, when there are more such lines than `max_medium_line_repeats` (0
             otherwise).
@@ -144,6 +146,7 @@ class FormatMetrics:
     template_repeats: int = 0
     alike_lines: int = 0
     medium_line_repeats: int = 0
+    short_consecutive_repeats: int = 0
     loop_lines: int = 0
     near_duplicates: int = 0
     paraphrased_copies: int = 0
@@ -250,6 +253,7 @@ def measure(
         "template_repeats": repetition.template_repeats,
         "alike_lines": repetition.alike_lines,
         "medium_line_repeats": repetition.medium_repeats,
+        "short_consecutive_repeats": repetition.short_loop,
         "loop_lines": repetition.loop_lines,
         "near_duplicates": repetition.near_duplicates,
         "paraphrased_copies": repetition.anchored_copies,

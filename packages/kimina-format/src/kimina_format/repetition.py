@@ -65,6 +65,8 @@ class Repetition(NamedTuple):
             `_templates`), when more than `max_template_repeats` (0 otherwise).
         alike_lines: Most distinct lines (digits deleted) alike to one line, wherever they are, when more than
             `max_alike_lines` (0 otherwise).
+        short_loop: Copies in a row of the most looped passage of non-blank lines of any length (digits kept), when
+            more than `max_short_consecutive_repeats` (0 otherwise).
         medium_repeats: Occurrences of the most repeated line of `template_min_chars` to `repetition_min_chars`
             key bytes, when there are more such lines than `max_medium_line_repeats` (0 otherwise).
     """
@@ -84,6 +86,7 @@ class Repetition(NamedTuple):
     template_repeats: int = 0
     alike_lines: int = 0
     medium_repeats: int = 0
+    short_loop: int = 0
 
 
 def measure_repetition(
@@ -113,9 +116,25 @@ def measure_repetition(
     paragraphs = _paragraph_repeats(keys, config.repetition_min_chars)
     template, alike = _templates(units, keys, config, text)
     medium = _medium_repeats(units, len(units) - len(long), config, lead_ins)
+    short_loop = _short_loop(keys, config, text)
     if not long:
         return Repetition(
-            lines, 0, 0.0, 1, 0, 0, blank_lines, Counter(), short_repeats, 0, 0, paragraphs, template, alike, medium
+            lines,
+            0,
+            0.0,
+            1,
+            0,
+            0,
+            blank_lines,
+            Counter(),
+            short_repeats,
+            0,
+            0,
+            paragraphs,
+            template,
+            alike,
+            medium,
+            short_loop,
         )
     counts = Counter(long)
     most = max(counts.values())
@@ -142,6 +161,7 @@ def measure_repetition(
         template,
         alike,
         medium,
+        short_loop,
     )
 
 
@@ -242,6 +262,39 @@ def _alike_groups(lines: list[str]) -> int:
                 leaders.append(line)
                 sizes.append(1)
     return max(sizes, default=0)
+
+
+def _short_loop(keys: bytes, config: FormatConfig, text: Callable[[], str]) -> int:
+    """Copies in a row of the most looped passage of non-blank lines of any length, when over the bound (else 0).
+
+    Real reasoning never writes a line more than three times in a row, whatever its length, but the loops of long
+    lines are all `max_consecutive_repeats` sees. A loop of `c` copies repeats each of its lines `c` times, so only
+    stretches of lines seen more than the bound go on; each is checked by keys, then, when over the bound, on the
+    lines themselves (spaces deleted, digits kept: `n = 3`, `n = 4` is an enumeration).
+    """
+    limit = config.max_short_consecutive_repeats
+    if limit is None:
+        return 0
+    key_lines = keys.split(b"\n")
+    filled = list(filter(None, key_lines))
+    counts = Counter(filled)
+    if len(filled) <= limit or max(counts.values()) <= limit:
+        return 0
+    hot = set(compress(counts, map(limit.__lt__, counts.values())))
+    flags = bytes(map(hot.__contains__, filled))
+    best = 0
+    at: list[int] = []
+    for stretch in re.finditer(rb"\x01{%d,}" % (limit + 1), flags):
+        start, end = stretch.span()
+        copies = _longest_loop(filled[start:end], Counter(filled[start:end]))[0]
+        if copies <= limit:
+            continue
+        if not at:
+            at = list(compress(range(len(key_lines)), key_lines))
+        text_lines = text().split("\n")
+        exact = ["".join(text_lines[i].lower().split()) for i in at[start:end]]
+        best = max(best, _longest_loop(exact, Counter(exact))[0])
+    return best if best > limit else 0
 
 
 def _medium_repeats(

@@ -121,6 +121,14 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
                 f"{m.template_repeats} copies in a row of a passage that differ only in a word or two (limit {limit})",
             )
         )
+    limit = config.max_short_consecutive_repeats
+    if limit is not None and m.short_consecutive_repeats > limit:
+        violations.append(
+            Violation(
+                Code.CONSECUTIVE_REPEATS,
+                f"a passage of short lines is written {m.short_consecutive_repeats} times in a row (limit {limit})",
+            )
+        )
     limit = config.max_alike_lines
     if limit is not None and m.alike_lines > limit:
         violations.append(
