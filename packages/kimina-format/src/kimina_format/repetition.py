@@ -36,7 +36,7 @@ _REPEATED_STRETCH = re.compile(rb"\x01{2,}")
 # A word that a loop's copies may differ in, on lines too short for the three-quarters rule of `_alike`.
 _WORD_CHARS = 12
 # How many groups of alike lines `_alike_groups` keeps apart among the lines that share a band.
-_MAX_GROUPS = 32
+_MAX_GROUPS = 8
 # A number, in ASCII digits or as subscript or superscript digits (`h₀`, `x²`).
 _NUMBER = re.compile("[0-9\u2080-\u2089\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 
@@ -200,19 +200,23 @@ def _templates(units: list[bytes], keys: bytes, config: FormatConfig, text: Call
     kinds = (heads, tails, middles)
     counts = [Counter(kind) for kind in kinds]
     tops = [max(count.values()) for count in counts]
-    exact: list[str] = []
+    exact: dict[int, str] = {}
+    where: list[int] = []
+    text_lines: list[str] = []
 
     def lines(indices: Iterable[int]) -> list[str]:
-        # The units' lines, spaces deleted and digits kept, found by their keys' lengths; made only when confirming.
-        if not exact:
-            text_lines = text().split("\n")
-            least = config.template_min_chars
-            exact.extend(
-                "".join(line.lower().split())
-                for line, key in zip(text_lines, keys.split(b"\n"), strict=True)
-                if len(key) >= least
-            )
-        return [exact[i] for i in indices]
+        # The units' lines, spaces deleted and digits kept, made only for the units being confirmed.
+        if not where:
+            key_lines = keys.split(b"\n")
+            where.extend(compress(range(len(key_lines)), map(config.template_min_chars.__le__, map(len, key_lines))))
+            text_lines.extend(text().split("\n"))
+        found = []
+        for i in indices:
+            line = exact.get(i)
+            if line is None:
+                line = exact[i] = "".join(text_lines[where[i]].lower().split())
+            found.append(line)
+        return found
 
     loop = 0
     if loop_limit is not None and max(tops) > loop_limit:
@@ -244,24 +248,32 @@ def _templates(units: list[bytes], keys: bytes, config: FormatConfig, text: Call
 def _alike_groups(lines: list[str]) -> int:
     """Lines in the largest group of `lines` alike to its leader with a word changed (`_alike`), leader included.
 
-    Lines that share a band are split into at most `_MAX_GROUPS` groups, each led by the first line of it; a line
-    alike to no leader starts a group while there is room. A copy of the leader, or the leader with only its
-    numbers changed, joins the group without counting: equal lines are `max_line_repeats`' to bound, and an
+    Lines that share a band are split into at most `_MAX_GROUPS` groups, each led by the first line of it. A line
+    alike to no leader starts a group while there is room, and else takes the place of a leader no line has joined
+    yet (so lines that lead nothing cannot keep a loop's copies out). A copy of the leader, or the leader with only
+    its numbers changed, joins the group without counting: equal lines are `max_line_repeats`' to bound, and an
     enumeration of one sentence is no loop.
     """
-    leaders: list[str] = []
+    leaders: list[tuple[str, list[str]]] = []
     sizes: list[int] = []
+    best = 0
     for line in lines:
-        for g, leader in enumerate(leaders):
-            likeness = _alike(leader, line)
+        numbers = _NUMBER.findall(line)
+        for g, (leader, leader_numbers) in enumerate(leaders):
+            # Lines whose numbers differ never count (`_alike` says so last); most lines a formula's band brings
+            # together are such, so they are told apart here, before the slice comparisons.
+            likeness = _alike(leader, line) if numbers == leader_numbers else _UNLIKE
             if likeness:
                 sizes[g] += likeness == _WORD_CHANGED
+                best = max(best, sizes[g])
                 break
         else:
             if len(leaders) < _MAX_GROUPS:
-                leaders.append(line)
+                leaders.append((line, numbers))
                 sizes.append(1)
-    return max(sizes, default=0)
+            elif 1 in sizes:
+                leaders[sizes.index(1)] = (line, numbers)
+    return max(best, 1 if leaders else 0)
 
 
 def _short_loop(keys: bytes, config: FormatConfig, text: Callable[[], str]) -> int:
@@ -382,6 +394,8 @@ def _alike(a: str, b: str) -> int:
     if a == b:
         return _SAME_WORDS
     longer, shorter = max(len(a), len(b)), min(len(a), len(b))
+    if longer - shorter > max(_WORD_CHARS, longer // 4):
+        return _UNLIKE  # none of the ways below can hold: cheap, and most pairs a band brings together end here
     head = _common_opening(a, b, shorter)
     tail = _common_opening(a[::-1], b[::-1], shorter - head)
     if 4 * (head + tail) < 3 * longer and longer - head - tail > _WORD_CHARS:
