@@ -112,11 +112,15 @@ def measure_repetition(
     units = _at_least(found, config.template_min_chars, least)
     lines = keys.count(b"\n") + 1
     blank_lines = over_limit_run(keys, b"\n", config.max_blank_lines, offset=1)
-    short_repeats = _short_repeats(keys, lines - 1 - len(long), config)
+    # Every line's key and how often each non-blank one occurs: what the short-line measures share.
+    key_lines = keys.split(b"\n")
+    line_counts = Counter(key_lines)
+    line_counts.pop(b"", None)
+    short_repeats = _short_repeats(line_counts, keys, lines - 1 - len(long), config)
     paragraphs = _paragraph_repeats(keys, config.repetition_min_chars)
-    template, alike = _templates(units, keys, config, text)
+    template, alike = _templates(units, key_lines, config, text)
     medium = _medium_repeats(units, len(units) - len(long), config, lead_ins)
-    short_loop = _short_loop(keys, config, text)
+    short_loop = _short_loop(key_lines, line_counts, config, text)
     if not long:
         return Repetition(
             lines,
@@ -170,13 +174,16 @@ def _at_least(lines: list[bytes], size: int, least: int) -> list[bytes]:
     return lines if size <= least else list(compress(lines, map(size.__le__, map(len, lines))))
 
 
-def _templates(units: list[bytes], keys: bytes, config: FormatConfig, text: Callable[[], str]) -> tuple[int, int]:
+def _templates(
+    units: list[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]
+) -> tuple[int, int]:
     """Lines that differ from each other only in a word or two: the longest loop of them, and the largest group.
 
     A loop whose copies differ in a counter (`Attempt one: ...`, `... (try iv)`, `Try (b): ... (try (b))`, a word in
     the middle, or a different line of the passage for each of those) has no two equal lines. But each of its lines
     keeps, from one copy to the next, an opening, an ending or a middle band of `config.template_band_chars` key bytes,
-    and most of its text. The `units` are the keys of at least `config.template_min_chars` bytes. The gate is in C:
+    and most of its text. The `units` are the keys of at least `config.template_min_chars` bytes, among
+    `key_lines` (every line's key). The gate is in C:
     a loop of `c` copies repeats a band of each of its lines `c` times, so only stretches of units that each hold a
     band seen more than `max_template_repeats` times can hold one; there the passage is confirmed on the lines
     themselves (spaces deleted, digits kept) by `_alike`, so an enumeration (the same words around new numbers) is
@@ -207,7 +214,6 @@ def _templates(units: list[bytes], keys: bytes, config: FormatConfig, text: Call
     def lines(indices: Iterable[int]) -> list[str]:
         # The units' lines, spaces deleted and digits kept, made only for the units being confirmed.
         if not where:
-            key_lines = keys.split(b"\n")
             where.extend(compress(range(len(key_lines)), map(config.template_min_chars.__le__, map(len, key_lines))))
             text_lines.extend(text().split("\n"))
         found = []
@@ -276,22 +282,21 @@ def _alike_groups(lines: list[str]) -> int:
     return max(best, 1 if leaders else 0)
 
 
-def _short_loop(keys: bytes, config: FormatConfig, text: Callable[[], str]) -> int:
+def _short_loop(key_lines: list[bytes], counts: Counter[bytes], config: FormatConfig, text: Callable[[], str]) -> int:
     """Copies in a row of the most looped passage of non-blank lines of any length, when over the bound (else 0).
 
     Real reasoning never writes a line more than three times in a row, whatever its length, but the loops of long
     lines are all `max_consecutive_repeats` sees. A loop of `c` copies repeats each of its lines `c` times, so only
     stretches of lines seen more than the bound go on; each is checked by keys, then, when over the bound, on the
-    lines themselves (spaces deleted, digits kept: `n = 3`, `n = 4` is an enumeration).
+    lines themselves (spaces deleted, digits kept: `n = 3`, `n = 4` is an enumeration). `key_lines` are every
+    line's key, `counts` how often each non-blank one occurs.
     """
     limit = config.max_short_consecutive_repeats
     if limit is None:
         return 0
-    key_lines = keys.split(b"\n")
-    filled = list(filter(None, key_lines))
-    counts = Counter(filled)
-    if len(filled) <= limit or max(counts.values()) <= limit:
+    if max(counts.values(), default=0) <= limit:
         return 0
+    filled = list(filter(None, key_lines))
     hot = set(compress(counts, map(limit.__lt__, counts.values())))
     flags = bytes(map(hot.__contains__, filled))
     best = 0
@@ -436,18 +441,16 @@ def _over(count: int, bound: int | None) -> bool:
     return bound is None or count > bound
 
 
-def _short_repeats(keys: bytes, not_long: int, config: FormatConfig) -> int:
+def _short_repeats(counts: Counter[bytes], keys: bytes, not_long: int, config: FormatConfig) -> int:
     """Occurrences of the most repeated short non-blank key, when the short lines are more than the bound allows.
 
-    Short lines are never objects otherwise; here they are only made when there are enough of them to break the bound
-    (counted first from the line count, which is a C scan), so most completions pay one `count`.
+    `counts` holds every non-blank key's count. The short keys are only looked at when there are enough of them to
+    break the bound (counted first from the line count, which is a C scan).
     """
     most = config.max_short_line_repeats
     # Short non-blank lines are at most the lines that are not long, less one blank line per "\n\n".
     if most is None or not_long < most or not_long - keys.count(b"\n\n") < most:
         return 0
-    counts = Counter(keys.split(b"\n"))
-    counts.pop(b"", None)
     # The largest count among the short keys, selected in C: `least > len(key)` for each key, in the dict's order.
     return max(compress(counts.values(), map(config.repetition_min_chars.__gt__, map(len, counts))), default=0)
 
