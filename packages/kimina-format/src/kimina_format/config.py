@@ -38,8 +38,8 @@ class FormatConfig:
             aside and digits kept: a loop of short lines (`Let me check.`, `Hmm, not quite.`, `Try again.`), which
             `max_consecutive_repeats` (long lines) does not see.
         max_alike_lines: Most prose lines (of at least `template_min_chars`) that are one line with a word or two
-            changed, wherever they are: a counter loop broken up by other lines, or two loops interleaved. Counted
-            as distinct lines once digits are deleted, so an enumeration of numbers counts once.
+            changed, wherever they are: a counter loop broken up by other lines, or two loops interleaved. A copy
+            whose numbers change does not count, so an enumeration of one sentence counts once.
         max_medium_line_repeats: Most times one prose line of `template_min_chars` to `repetition_min_chars`
             (by the key of `max_line_repeats`) may occur: such lines are too short for `max_line_repeats` and a
             loop of them (`So x = 0 fails, try the next one.`) should not wait for `max_short_line_repeats`.

@@ -82,8 +82,8 @@ class FormatMetrics:
         consecutive_repeats: Copies in a row of the most looped passage of long prose lines (1: no loop).
         template_repeats: Copies in a row of the most looped passage of prose lines alike but for a word or two
             (digits kept), when more than `max_template_repeats` (0 otherwise).
-        alike_lines: Most distinct prose lines (digits deleted) alike to one line but for a word or two, wherever
-            they are, when more than `max_alike_lines` (0 otherwise).
+        alike_lines: Most prose lines alike to one line with a word or two changed (numbers that change do not
+            count), wherever they are, when more than `max_alike_lines` (0 otherwise).
         short_consecutive_repeats: Copies in a row of the most looped passage of prose lines of any length (blank
             lines aside, digits kept), when more than `max_short_consecutive_repeats` (0 otherwise).
         medium_line_repeats: Occurrences of the most repeated prose line of `template_min_chars` to

@@ -63,8 +63,8 @@ class Repetition(NamedTuple):
             of at least `repetition_min_chars` bytes.
         template_repeats: Copies in a row of the most looped passage of lines alike but for a word or two (see
             `_templates`), when more than `max_template_repeats` (0 otherwise).
-        alike_lines: Most distinct lines (digits deleted) alike to one line, wherever they are, when more than
-            `max_alike_lines` (0 otherwise).
+        alike_lines: Most lines alike to one line with a word changed, wherever they are (see `_alike_groups`),
+            when more than `max_alike_lines` (0 otherwise).
         short_loop: Copies in a row of the most looped passage of non-blank lines of any length (digits kept), when
             more than `max_short_consecutive_repeats` (0 otherwise).
         medium_repeats: Occurrences of the most repeated line of `template_min_chars` to `repetition_min_chars`
@@ -181,18 +181,20 @@ def _templates(
 
     A loop whose copies differ in a counter (`Attempt one: ...`, `... (try iv)`, `Try (b): ... (try (b))`, a word in
     the middle, or a different line of the passage for each of those) has no two equal lines. But each of its lines
-    keeps, from one copy to the next, an opening, an ending or a middle band of `config.template_band_chars` key bytes,
-    and most of its text. The `units` are the keys of at least `config.template_min_chars` bytes, among
-    `key_lines` (every line's key). The gate is in C:
-    a loop of `c` copies repeats a band of each of its lines `c` times, so only stretches of units that each hold a
-    band seen more than `max_template_repeats` times can hold one; there the passage is confirmed on the lines
-    themselves (spaces deleted, digits kept) by `_alike`, so an enumeration (the same words around new numbers) is
-    not a loop. The copies of a line spread out (other lines between them, or two loops interleaved) share a band
-    too: each band seen more than `max_alike_lines` times is split into groups of alike lines (`_alike_groups`).
+    keeps, from one copy to the next, an opening, an ending or a middle band of `config.template_band_chars` key
+    bytes, and most of its text. The `units` are the keys of at least `config.template_min_chars` bytes among
+    `key_lines` (every line's key).
+
+    The gate is in C: a loop of `c` copies repeats a band of each of its lines `c` times, so only stretches of units
+    that each hold a band seen more than `max_template_repeats` times can hold one. There the passage is confirmed
+    on the lines themselves (spaces deleted, digits kept) by `_alike`, so an enumeration (the same words around new
+    numbers) is not a loop. The copies of a line spread out (other lines between them, or two loops interleaved)
+    share a band too: each band seen more than `max_alike_lines` times is split into groups of alike lines
+    (`_alike_groups`).
 
     Returns:
-        (copies in a row of the longest loop, when more than `max_template_repeats`; distinct lines in the largest
-        group, when more than `max_alike_lines`), each 0 otherwise.
+        (copies in a row of the longest loop, when more than `max_template_repeats`; lines in the largest group of
+        lines alike to its leader with a word changed, when more than `max_alike_lines`), each 0 otherwise.
     """
     loop_limit, group_limit = config.max_template_repeats, config.max_alike_lines
     limits = [limit for limit in (loop_limit, group_limit) if limit is not None]
