@@ -19,10 +19,9 @@ Code = ViolationCode
 
 # Each entry was read by hand; the tests below re-check the reason from the raw text.
 EXPECTED_FAILURES = {
-    # One displayed equation repeated 25 and 31 times in the reasoning: the model was looping (and 34 lines are that
-    # equation with a term changed, `max_alike_lines`).
-    "aime_1983_p1": {Code.REPEATED_LINES, Code.NEAR_DUPLICATES},
-    "amc12b_2020_p6": {Code.REPEATED_LINES, Code.PARAGRAPH_REPEATS, Code.NEAR_DUPLICATES},  # a tactic block 19 times
+    # One displayed equation repeated 25 and 31 times in the reasoning: the model was looping.
+    "aime_1983_p1": {Code.REPEATED_LINES},
+    "amc12b_2020_p6": {Code.REPEATED_LINES, Code.PARAGRAPH_REPEATS},  # and one tactic block 19 times
     # 48 of 88 tactic blocks hold only a comment (prose in a code fence): degenerate, and comment-heavy overall.
     "algebra_others_exirrpowirrrat": {
         Code.TACTIC_BLOCK_TOO_SHORT,
@@ -127,12 +126,13 @@ def test_alignment_is_high_on_real_proofs(verdicts: dict[str, Any]) -> None:
 def test_real_completions_are_far_from_the_drift_rules(verdicts: dict[str, Any]) -> None:
     # What the new rules' defaults were chosen against: the real values, and how far below the limits they stay.
     passing = [v.metrics for v in verdicts.values() if v.ok]
-    # Loops are counted on folded lines (4: an enumeration), and digit for digit above the limit; exactly, no real
-    # completion writes a long line more than twice in a row.
+    # Loops are counted on folded long lines (4: an enumeration), and above the limit digit for digit on every
+    # non-blank line; so confirmed, no real completion writes a line more than three times in a row (a short one:
+    # `- $f(1) = 1$ (odd)`, mathd_algebra_76).
     assert max(m.consecutive_repeats for m in passing) == 4  # limit 4
     exact = FormatConfig(max_consecutive_repeats=0)  # confirms every loop digit for digit
     completions = [v.completion.text for v in verdicts.values() if v.ok]
-    assert max(check_format(text, config=exact).metrics.consecutive_repeats for text in completions) == 2
+    assert max(check_format(text, config=exact).metrics.consecutive_repeats for text in completions) == 3
     assert max(m.near_duplicates for m in passing) <= 13  # limit 14
     assert max(m.copied_code_share for m in passing) <= 0.3  # limit 0.5
     assert max(m.code_comment_density for m in passing) <= 0.3  # limit 0.5

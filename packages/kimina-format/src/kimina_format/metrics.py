@@ -89,7 +89,7 @@ class FormatMetrics:
         medium_line_repeats: Occurrences of the most repeated prose line of `template_min_chars` to
             `repetition_min_chars` key bytes, when there are more such lines than `max_medium_line_repeats` (0
             otherwise).
-        loop_lines: Long lines in one copy of that passage (0: no loop).
+        loop_lines: Lines in one copy of that passage (long ones, or every non-blank one once confirmed; 0: no loop).
         near_duplicates: Most near-duplicates of one prose line of at least `near_duplicate_min_chars` characters.
         paraphrased_copies: Most long prose lines that share one anchored middle passage (copies reworded at both
             ends).
@@ -224,7 +224,7 @@ def measure(
     text = completion.text
     tokens = count_tokens(text) if count_tokens is not None else math.ceil(len(text) / config.chars_per_token)
     repetition = measure_repetition(
-        completion.prose_utf8, config, lambda: completion.prose, lambda: _lead_ins(completion)
+        completion.prose_utf8, config, lambda: completion.prose, lambda: completion.block_edges
     )
     blocks = tactic_block_lines(completion.tactic_blocks)
     code = completion.code
@@ -312,19 +312,6 @@ def measure(
         **_code_padding(final),
     )
     return _metrics(metrics)
-
-
-def _lead_ins(completion: Completion) -> list[str]:
-    """The last non-blank line of the thinking before each of its tactic blocks (`In Lean 4, we can write:`)."""
-    text = completion.text
-    span = completion.thinking_span
-    pos = span.start if span is not None else 0
-    lines = []
-    for block in completion.thinking_blocks:
-        before = text[pos : block.start].rstrip()
-        lines.append(before[before.rfind("\n") + 1 :])
-        pos = block.end
-    return lines
 
 
 def _most_repeated_line(text: str) -> int:

@@ -179,6 +179,23 @@ class Completion:
         return self.text[self.think.end : end]
 
     @cached_property
+    def block_edges(self) -> tuple[int, ...]:
+        """Where in `prose`'s lines a tactic or Lean block of the thinking was cut out: the index of the line after.
+
+        Lines on either side of a block were not written in a row, so the loop rules do not join them into one run
+        (twelve hints tried, each in its own block). A block that repeats the one before (`norm_num` after each copy
+        of a loop) is no such edge: writing it again is part of the loop.
+        """
+        edges: list[int] = []
+        line = 0
+        cut = [b.text for b in self.thinking_blocks if b.language == TACTICS_LANGUAGE or b.language in LEAN_LANGUAGES]
+        for i, piece in enumerate(self._reasoning_pieces()[:-1]):
+            line += piece.count("\n") + 1
+            if i == 0 or cut[i].strip() != cut[i - 1].strip():
+                edges.append(line)
+        return tuple(edges)
+
+    @cached_property
     def prose(self) -> str:
         """The natural-language text that repetition is judged on: the reasoning, and the summary after the thinking."""
         summary = self.summary

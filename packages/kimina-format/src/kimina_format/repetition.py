@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 import string
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from itertools import compress
 from operator import getitem, itemgetter, or_
@@ -30,13 +31,15 @@ __all__ = [
 
 _KEY_TABLE = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
 _KEY_DELETE = b" \t0123456789"
-# A loop's copy may span at most this many long lines (a paragraph of several lines, repeated).
-_MAX_LOOP_LINES = 64
+# A loop's copy may span at most this many lines (the thinking's opening, written again from the top).
+_MAX_LOOP_LINES = 1024
 _REPEATED_STRETCH = re.compile(rb"\x01{2,}")
 # A word that a loop's copies may differ in, on lines too short for the three-quarters rule of `_alike`.
 _WORD_CHARS = 12
 # How many groups of alike lines `_alike_groups` keeps apart among the lines that share a band.
 _MAX_GROUPS = 8
+# Fewest different lines in a group of alike lines that `max_alike_lines` counts: a counter makes many.
+_MIN_VARIANTS = 6
 # A number, in ASCII digits or as subscript or superscript digits (`h₀`, `x²`).
 _NUMBER = re.compile("[0-9\u2080-\u2089\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 
@@ -49,7 +52,8 @@ class Repetition(NamedTuple):
         max_repeats: Occurrences of the most repeated long line, wherever they are.
         duplicate_ratio: Share of the long lines that repeat an earlier one.
         consecutive: Copies in a row of the most looped passage (1 when nothing repeats back to back).
-        loop_lines: Long lines in one copy of that passage (0 when there is no loop).
+        loop_lines: Lines in one copy of that passage (long ones, or every non-blank one once confirmed; 0 when
+            there is no loop).
         near_duplicates: Most near-duplicates of one line of at least `near_duplicate_min_chars` (itself included).
         blank_lines: Most lines in a row that are blank once spaces and digits are deleted, when more than
             `max_blank_lines` (0 otherwise).
@@ -93,16 +97,14 @@ def measure_repetition(
     data: bytes,
     config: FormatConfig,
     text: Callable[[], str],
-    lead_ins: Callable[[], Iterable[str]] = tuple,
+    edges: Callable[[], Sequence[int]] = tuple,
 ) -> Repetition:
     """Measure the repeated lines, the longest loop and the near-duplicates of a completion's prose.
 
-    `data` is the prose in UTF-8, and `text()` gives it as a string (only asked for to confirm a loop). `lead_ins()`
-    gives the line before each tactic block (`In Lean 4, we can write:`), which may occur once a block (only asked
-    for when a line of 16 to 39 key bytes may repeat too often). A loop is a
-    passage of one or more long lines written again and again back to back. Copies are first compared by their
-    keys; a loop longer than `config.max_consecutive_repeats` is then confirmed on the lines themselves, digits
-    included, so an enumeration (`n = 1: ...`, `n = 2: ...`) is not a loop.
+    `data` is the prose in UTF-8, and `text()` gives it as a string (only asked for to confirm a loop). `edges()`
+    gives the lines of the prose that follow a tactic or Lean block of the thinking (`Completion.block_edges`): lines
+    on either side of a block are not in a row, and the line before one may lead into each (`In Lean 4, we can
+    write:`); they are only asked for when a loop or a repeated line must be confirmed.
     """
     keys = data.translate(_KEY_TABLE, _KEY_DELETE)
     # One regex pass finds the lines of both sizes that are measured: long lines, and the template loop's units.
@@ -118,9 +120,9 @@ def measure_repetition(
     line_counts.pop(b"", None)
     short_repeats = _short_repeats(line_counts, keys, lines - 1 - len(long), config)
     paragraphs = _paragraph_repeats(keys, config.repetition_min_chars)
-    template, alike = _templates(units, key_lines, config, text)
-    medium = _medium_repeats(units, len(units) - len(long), config, lead_ins)
-    short_loop = _short_loop(key_lines, line_counts, config, text)
+    template, alike = _templates(units, key_lines, config, text, edges)
+    medium = _medium_repeats(units, key_lines, len(units) - len(long), config, edges)
+    short_loop = _short_loop(key_lines, line_counts, config, text, edges)
     if not long:
         return Repetition(
             lines,
@@ -146,8 +148,10 @@ def measure_repetition(
     copies, period, _ = _longest_loop(long, counts) if most > 1 else (1, 0, 0)
     limit = config.max_consecutive_repeats
     if limit is not None and copies > limit:
-        # Confirmed on the long lines digit for digit, made only when a loop by keys must be confirmed.
-        exact = exact_long_lines(text(), config.repetition_min_chars, keys.split(b"\n"))
+        # Confirmed digit for digit on every non-blank line, made only when a loop by keys must be confirmed: the
+        # short lines between copies count here, so cases that each end in one verdict (`- n = 1: ...`, then `This
+        # is not divisible by 7.`) are an enumeration, while a `Wait.` between copies is part of the loop.
+        exact = list(filter(None, (" ".join(line.lower().split()) for line in text().split("\n"))))
         copies, period, _ = _longest_loop(exact, Counter(exact))
     return Repetition(
         lines,
@@ -175,7 +179,11 @@ def _at_least(lines: list[bytes], size: int, least: int) -> list[bytes]:
 
 
 def _templates(
-    units: list[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]
+    units: list[bytes],
+    key_lines: list[bytes],
+    config: FormatConfig,
+    text: Callable[[], str],
+    edges: Callable[[], Sequence[int]] = tuple,
 ) -> tuple[int, int]:
     """Lines that differ from each other only in a word or two: the longest loop of them, and the largest group.
 
@@ -210,14 +218,18 @@ def _templates(
     counts = [Counter(kind) for kind in kinds]
     tops = [max(count.values()) for count in counts]
     exact: dict[int, str] = {}
-    where: list[int] = []
+    where: list[int] = []  # each unit's line in the prose
     text_lines: list[str] = []
 
-    def lines(indices: Iterable[int]) -> list[str]:
-        # The units' lines, spaces deleted and digits kept, made only for the units being confirmed.
+    def locate() -> list[int]:
         if not where:
             where.extend(compress(range(len(key_lines)), map(config.template_min_chars.__le__, map(len, key_lines))))
             text_lines.extend(text().split("\n"))
+        return where
+
+    def lines(indices: Iterable[int]) -> list[str]:
+        # The units' lines, spaces deleted and digits kept, made only for the units being confirmed.
+        locate()
         found = []
         for i in indices:
             line = exact.get(i)
@@ -234,36 +246,57 @@ def _templates(
                 hot = set(compress(count, map(loop_limit.__lt__, count.values())))
                 flags = bytes(map(or_, flags, map(hot.__contains__, kind)))
         for stretch in re.finditer(rb"\x01{%d,}" % (loop_limit + 1), flags):
-            start, end = stretch.span()
-            at = slice(start, end)
-            loop = max(loop, _similar_loop(lines(range(start, end)), (heads[at], tails[at], middles[at])))
+            # Lines on either side of a tactic block were not written in a row (twelve hints tried, each in a block).
+            for start, end in _segments(locate(), *stretch.span(), edges()):
+                if end - start > loop_limit:
+                    at = slice(start, end)
+                    loop = max(loop, _similar_loop(lines(range(start, end)), (heads[at], tails[at], middles[at])))
     group = 0
     if group_limit is not None and max(tops) > group_limit:
-        for kind, count, top in zip(kinds, counts, tops, strict=True):
-            if top <= group_limit:
-                continue
-            hot = set(compress(count, map(group_limit.__lt__, count.values())))
-            members: dict[bytes, list[int]] = {}
-            for i in compress(range(len(units)), map(hot.__contains__, kind)):
-                members.setdefault(kind[i], []).append(i)
-            group = max(group, *(_alike_groups(lines(indices)) for indices in members.values()))
+        group = _largest_group(kinds, counts, group_limit, lines)
     return (
         loop if loop_limit is not None and loop > loop_limit else 0,
         group if group_limit is not None and group > group_limit else 0,
     )
 
 
+def _largest_group(
+    kinds: tuple[list[bytes], ...],
+    counts: list[Counter[bytes]],
+    limit: int,
+    lines: Callable[[Iterable[int]], list[str]],
+) -> int:
+    """The largest group of alike lines (`_alike_groups`) among the units sharing a band seen more than `limit` times.
+
+    `kinds` are the units' bands of each kind (opening, ending, middle), `counts` how often each band occurs, and
+    `lines(indices)` gives those units' lines.
+    """
+    group = 0
+    for kind, count in zip(kinds, counts, strict=True):
+        hot = set(compress(count, map(limit.__lt__, count.values())))
+        if not hot:
+            continue
+        members: dict[bytes, list[int]] = {}
+        for i in compress(range(len(kind)), map(hot.__contains__, kind)):
+            members.setdefault(kind[i], []).append(i)
+        group = max(group, *(_alike_groups(lines(indices)) for indices in members.values()))
+    return group
+
+
 def _alike_groups(lines: list[str]) -> int:
     """Lines in the largest group of `lines` alike to its leader with a word changed (`_alike`), leader included.
 
-    Lines that share a band are split into at most `_MAX_GROUPS` groups, each led by the first line of it. A line
+    Only a group of at least `_MIN_VARIANTS` different lines counts (0 when there is none). Lines that share a band are split into at most `_MAX_GROUPS` groups, each led by the first line of it. A line
     alike to no leader starts a group while there is room, and else takes the place of a leader no line has joined
     yet (so lines that lead nothing cannot keep a loop's copies out). A copy of the leader, or the leader with only
     its numbers changed, joins the group without counting: equal lines are `max_line_repeats`' to bound, and an
-    enumeration of one sentence is no loop.
+    enumeration of one sentence is no loop. A stock phrase in two or three wordings (`Let me check this again.`,
+    `Let me check that again.`) is a group of few different lines, however often it is said; a counter's copies
+    are many.
     """
     leaders: list[tuple[str, list[str]]] = []
     sizes: list[int] = []
+    variants: list[set[str]] = []
     best = 0
     for line in lines:
         numbers = _NUMBER.findall(line)
@@ -272,19 +305,30 @@ def _alike_groups(lines: list[str]) -> int:
             # together are such, so they are told apart here, before the slice comparisons.
             likeness = _alike(leader, line) if numbers == leader_numbers else _UNLIKE
             if likeness:
-                sizes[g] += likeness == _WORD_CHANGED
-                best = max(best, sizes[g])
+                if likeness == _WORD_CHANGED:
+                    sizes[g] += 1
+                    variants[g].add(line)
+                    if len(variants[g]) >= _MIN_VARIANTS:
+                        best = max(best, sizes[g])
                 break
         else:
             if len(leaders) < _MAX_GROUPS:
                 leaders.append((line, numbers))
                 sizes.append(1)
+                variants.append({line})
             elif 1 in sizes:
-                leaders[sizes.index(1)] = (line, numbers)
-    return max(best, 1 if leaders else 0)
+                g = sizes.index(1)
+                leaders[g], variants[g] = (line, numbers), {line}
+    return best
 
 
-def _short_loop(key_lines: list[bytes], counts: Counter[bytes], config: FormatConfig, text: Callable[[], str]) -> int:
+def _short_loop(
+    key_lines: list[bytes],
+    counts: Counter[bytes],
+    config: FormatConfig,
+    text: Callable[[], str],
+    edges: Callable[[], Sequence[int]] = tuple,
+) -> int:
     """Copies in a row of the most looped passage of non-blank lines of any length, when over the bound (else 0).
 
     Real reasoning never writes a line more than three times in a row, whatever its length, but the loops of long
@@ -311,19 +355,22 @@ def _short_loop(key_lines: list[bytes], counts: Counter[bytes], config: FormatCo
         if not at:
             at = list(compress(range(len(key_lines)), key_lines))
         text_lines = text().split("\n")
-        exact = ["".join(text_lines[i].lower().split()) for i in at[start:end]]
-        best = max(best, _longest_loop(exact, Counter(exact))[0])
+        # Confirmed on the lines, digits kept, between the tactic blocks: lines on either side of one are not in a
+        # row (`Let's try another hint:`, a block, `This fails.`, twelve times, is twelve hints tried).
+        for first, last in _segments(at, start, end, edges()):
+            exact = ["".join(text_lines[i].lower().split()) for i in at[first:last]]
+            best = max(best, _longest_loop(exact, Counter(exact))[0])
     return best if best > limit else 0
 
 
 def _medium_repeats(
-    units: list[bytes], medium: int, config: FormatConfig, lead_ins: Callable[[], Iterable[str]]
+    units: list[bytes], key_lines: list[bytes], medium: int, config: FormatConfig, edges: Callable[[], Sequence[int]]
 ) -> int:
     """Occurrences of the most repeated unit shorter than `repetition_min_chars` key bytes, lead-ins aside.
 
     Measured only when the `medium` such units could break `max_medium_line_repeats` (0 otherwise). A line that
-    leads into a tactic block counts once less for each block it leads into: a completion of 80 blocks may say
-    `In Lean 4, we can write:` before each.
+    leads into a tactic block (the last non-blank line before one of the `edges`) counts once less for each block
+    it leads into: a completion of 80 blocks may say `In Lean 4, we can write:` before each.
     """
     most = config.max_medium_line_repeats
     if most is None or medium <= most:
@@ -331,8 +378,26 @@ def _medium_repeats(
     counts = Counter(compress(units, map(config.repetition_min_chars.__gt__, map(len, units))))
     if max(counts.values(), default=0) <= most:
         return 0
-    counts.subtract(line_keys("\n".join(lead_ins())))
+    for edge in edges():
+        before = edge - 1
+        while before >= 0 and not key_lines[before]:
+            before -= 1
+        if before >= 0 and key_lines[before] in counts:
+            counts[key_lines[before]] -= 1
     return max(counts.values(), default=0)
+
+
+def _segments(where: Sequence[int], start: int, end: int, edges: Sequence[int]) -> list[tuple[int, int]]:
+    """`range(start, end)` cut where a block edge falls between two of the lines at `where[start:end]`."""
+    cuts = [start]
+    at = bisect_right(edges, where[start])
+    for i in range(start + 1, end):
+        after = bisect_right(edges, where[i])
+        if after != at:
+            cuts.append(i)
+            at = after
+    cuts.append(end)
+    return list(zip(cuts, cuts[1:], strict=False))
 
 
 def _centred(band: int, longest: int) -> list[slice]:
