@@ -1,10 +1,9 @@
-import importlib
-import pkgutil
 import re
 import tomllib
 from pathlib import Path
 
 import kimina_api
+from kimina_format.testing import package_modules, surface_problems
 
 
 def test_version_matches_pyproject() -> None:
@@ -19,14 +18,6 @@ def test_ships_type_information() -> None:
 
 def test_every_module_names_its_public_surface() -> None:
     """Each module lists what it promises in `__all__`, and every listed name is there."""
-    names = [
-        m.name for m in pkgutil.walk_packages(kimina_api.__path__, "kimina_api.") if not m.name.endswith("__main__")
-    ]
+    names = package_modules(kimina_api)
     assert "kimina_api.prover" in names and "kimina_api.settings" in names
-    for name in ["kimina_api", *names]:
-        module = importlib.import_module(name)
-        listed = getattr(module, "__all__", None)
-        assert listed is not None, f"{name} has no __all__"
-        missing = [n for n in listed if not hasattr(module, n)]
-        assert not missing, f"{name}.__all__ names what it lacks: {missing}"
-        assert not [n for n in listed if n.startswith("_") and n != "__version__"], name
+    assert not surface_problems(kimina_api)

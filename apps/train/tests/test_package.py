@@ -1,10 +1,9 @@
-import importlib
-import pkgutil
 import re
 import tomllib
 from pathlib import Path
 
 import kimina_train
+from kimina_format.testing import package_modules, surface_problems
 
 
 def test_version_matches_pyproject() -> None:
@@ -29,14 +28,6 @@ def test_every_module_names_its_public_surface() -> None:
     `__main__` runs the CLI, so it is not imported. The CPU plugin's modules import verl (a dependency of
     kimina-rl, always installed with kimina-train); the plugin itself stays inert unless `VERL_PLATFORM=cpu`.
     """
-    names = [
-        m.name for m in pkgutil.walk_packages(kimina_train.__path__, "kimina_train.") if not m.name.endswith("__main__")
-    ]
+    names = package_modules(kimina_train)
     assert "kimina_train.recipe" in names and "kimina_train.verl_cpu.registration" in names
-    for name in ["kimina_train", *names]:
-        module = importlib.import_module(name)
-        listed = getattr(module, "__all__", None)
-        assert listed is not None, f"{name} has no __all__"
-        missing = [n for n in listed if not hasattr(module, n)]
-        assert not missing, f"{name}.__all__ names what it lacks: {missing}"
-        assert not [n for n in listed if n.startswith("_") and n != "__version__"], name
+    assert not surface_problems(kimina_train)

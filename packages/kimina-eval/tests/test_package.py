@@ -1,5 +1,3 @@
-import importlib
-import pkgutil
 import re
 import tomllib
 from pathlib import Path
@@ -7,6 +5,7 @@ from pathlib import Path
 import kimina_eval
 import pytest
 from kimina_eval import runner
+from kimina_format.testing import package_modules, surface_problems
 from kimina_verify import VerifierUnavailable
 
 
@@ -22,15 +21,9 @@ def test_ships_type_information() -> None:
 
 def test_every_module_names_its_public_surface() -> None:
     """Each module lists what it promises in `__all__`, and every listed name is there."""
-    names = [m.name for m in pkgutil.walk_packages(kimina_eval.__path__, "kimina_eval.")]
+    names = package_modules(kimina_eval)
     assert "kimina_eval.run_folder" in names and "kimina_eval.search.runner" in names
-    for name in ["kimina_eval", *names]:
-        module = importlib.import_module(name)
-        listed = getattr(module, "__all__", None)
-        assert listed is not None, f"{name} has no __all__"
-        missing = [n for n in listed if not hasattr(module, n)]
-        assert not missing, f"{name}.__all__ names what it lacks: {missing}"
-        assert not [n for n in listed if n.startswith("_") and n != "__version__"], name
+    assert not surface_problems(kimina_eval)
 
 
 def test_the_old_name_of_verifier_unavailable_warns_and_is_the_same_class() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from kimina_format import ViolationCode, check_format, parse_completion
 from kimina_format.lean_source import split_lean
-from kimina_format.repetition import line_keys
+from kimina_format.testing import prose_lines
 
 Code = ViolationCode
 Row = dict[str, Any]
@@ -65,12 +65,6 @@ def with_final_code(row: Row, code: str) -> str:
     return text[: block.body_start] + code + text[block.body_start + len(block.text) :]
 
 
-def prose_lines(row: Row, least: int) -> list[str]:
-    """The prose lines of the completion whose near-duplicate key has at least `least` characters."""
-    prose = parse_completion(row["completion"]).prose
-    return [line.strip() for line, key in zip(prose.split("\n"), line_keys(prose), strict=True) if len(key) >= least]
-
-
 WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
 PARAGRAPH = (
     "Let me double-check the bound on the second factor before going on.\n"
@@ -97,7 +91,7 @@ def test_a_paragraph_written_four_times_in_a_row_is_fine(passing_rows: list[Row]
 
 def test_a_long_line_repeated_twelve_times_in_a_row(passing_rows: list[Row]) -> None:
     def mutate(row: Row) -> str | None:
-        lines = [line for line in prose_lines(row, 150) if len(line) < 600]
+        lines = [line for line in prose_lines(row["completion"], 150) if len(line) < 600]
         if not lines or len(row["completion"]) + 12 * len(lines[0]) > 70_000:
             return None
         return before_think_close(row["completion"], "\n".join([lines[0]] * 12))
@@ -112,7 +106,7 @@ SPELLED = "one two three four five six seven eight nine ten eleven twelve thirte
 def test_one_of_its_lines_looped_with_a_counter(passing_rows: list[Row], where: str) -> None:
     # One of the completion's own long lines written 16 times in a row, each copy numbered in words.
     def mutate(row: Row) -> str | None:
-        lines = [line for line in prose_lines(row, 60) if len(line) < 400]
+        lines = [line for line in prose_lines(row["completion"], 60) if len(line) < 400]
         if not lines or not small(row, 16 * len(lines[0])):
             return None
         copies = [f"Try {w}: {lines[0]}" if where == "start" else f"{lines[0]} (try {w})" for w in SPELLED]
@@ -143,7 +137,7 @@ def reword(line: str, i: int) -> str:
 def test_reworded_near_copies_of_a_paragraph(passing_rows: list[Row]) -> None:
     # Fifteen copies of one of its own long lines, each reworded in one place, spread through the reasoning.
     def mutate(row: Row) -> str | None:
-        lines = [line for line in prose_lines(row, 120) if len(line.split()) >= 12]
+        lines = [line for line in prose_lines(row["completion"], 120) if len(line.split()) >= 12]
         text = row["completion"]
         completion = parse_completion(text)
         thinking = completion.thinking_span

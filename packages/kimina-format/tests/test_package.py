@@ -1,10 +1,10 @@
 import ast
 import importlib
-import pkgutil
 import re
 from pathlib import Path
 
 import kimina_format
+from kimina_format.testing import package_modules, surface_problems
 
 
 def test_version_matches_pyproject() -> None:
@@ -25,30 +25,17 @@ def test_public_names_are_exported() -> None:
         assert hasattr(kimina_format, name), name
 
 
-def _modules() -> list[str]:
-    # `__main__` runs the command line when imported, so it is the one module left out.
-    found = [m.name for m in pkgutil.walk_packages(kimina_format.__path__, "kimina_format.")]
-    return ["kimina_format", *(name for name in found if name != "kimina_format.__main__")]
-
-
 def test_every_module_names_its_public_surface() -> None:
     """Each module lists what it promises in `__all__`, and every listed name is there."""
-    names = _modules()
+    names = package_modules(kimina_format)
     assert "kimina_format.lean_lexer" in names and "kimina_format.testing" in names
-    for name in names:
-        module = importlib.import_module(name)
-        listed = getattr(module, "__all__", None)
-        assert listed is not None, f"{name} has no __all__"
-        missing = [n for n in listed if not hasattr(module, n)]
-        assert not missing, f"{name}.__all__ names what it lacks: {missing}"
-        assert len(set(listed)) == len(listed), f"{name}.__all__ names something twice"
-        assert not [n for n in listed if n.startswith("_") and n != "__version__"], name
+    assert not surface_problems(kimina_format)
 
 
 def test_what_the_package_imports_from_its_modules_is_listed() -> None:
     """A `from kimina_format.x import y` in the package's code, tests or benchmarks takes only what x lists."""
     root = Path(__file__).parents[1]
-    modules = set(_modules())
+    modules = set(package_modules(kimina_format))
     unlisted = []
     for path in sorted(p for folder in ("src", "tests", "bench") for p in (root / folder).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -16,11 +16,10 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import pytest
-from kimina_format import check_format, parse_completion
-from kimina_format.repetition import line_keys
+from kimina_format import check_format
+from kimina_format.testing import insert_after, prose_lines
 
 Row = dict[str, Any]
-MAX_CHARS = 77_000  # below max_tokens * chars_per_token, with room for the insertion
 
 SPELLED = (
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen"
@@ -41,23 +40,6 @@ def _sub(i: int) -> str:
 
 def _is_prime(n: int) -> bool:
     return n > 1 and all(n % d for d in range(2, n))
-
-
-def own_lines(row: Row, least: int, most: int) -> list[str]:
-    """The completion's prose lines whose near-duplicate key has `least` to `most` bytes."""
-    prose = parse_completion(row["completion"]).prose
-    return [
-        line.strip() for line, key in zip(prose.split("\n"), line_keys(prose), strict=True) if least <= len(key) < most
-    ]
-
-
-def inserted(row: Row, passage: str, where: str = "<think>") -> str | None:
-    """The completion with `passage` as its own lines right after `where` (None when it would be too long)."""
-    text: str = row["completion"]
-    if len(text) + len(passage) > MAX_CHARS:
-        return None
-    at = text.index(where) + len(where)
-    return text[:at] + "\n" + passage + "\n" + text[at:]
 
 
 def hole(reason: str) -> Any:
@@ -226,7 +208,7 @@ def test_a_look_alike_keeps_the_score(passing_rows: list[Row], name: str) -> Non
     lines, _ = LOOK_ALIKES[name]
     wrong, applied = [], 0
     for row in passing_rows[::6]:
-        text = inserted(row, "\n".join(lines))
+        text = insert_after(row["completion"], "\n".join(lines))
         if text is None:
             continue
         applied += 1
@@ -344,11 +326,11 @@ def test_an_attack_loses_the_score(passing_rows: list[Row], name: str) -> None:
     attack, _ = ATTACKS[name]
     kept, applied = [], 0
     for row in passing_rows[:: attack.step]:
-        lines = own_lines(row, attack.least, attack.most)
+        lines = prose_lines(row["completion"], attack.least, attack.most)
         if len(lines) < attack.needs:
             continue
         loop = attack.passage(lines)
-        text = None if loop is None else inserted(row, loop)
+        text = None if loop is None else insert_after(row["completion"], loop)
         if text is None:
             continue
         applied += 1

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import pytest
-from kimina_format import check_format, parse_completion
+from kimina_format import check_format
 from kimina_format.repetition import line_keys
+from kimina_format.testing import insert_after, prose_lines
 
 Row = dict[str, Any]
 MAX_CHARS = 77_000  # below max_tokens * chars_per_token, with room for the insertion
@@ -46,27 +47,6 @@ HINTS = [
     "(a - b + c)",
     "(a * b * c)",
 ]
-
-
-def own_lines(row: Row, least: int, most: int) -> list[str]:
-    """The completion's distinct prose lines whose near-duplicate key has `least` to `most` bytes, in order."""
-    prose = parse_completion(row["completion"]).prose
-    seen: set[bytes] = set()
-    lines = []
-    for line, key in zip(prose.split("\n"), line_keys(prose), strict=True):
-        if least <= len(key) < most and key not in seen:
-            seen.add(key)
-            lines.append(line.strip())
-    return lines
-
-
-def inserted(row: Row, passage: str, where: str = "<think>") -> str | None:
-    """The completion with `passage` as its own lines right after `where` (None when it would be too long)."""
-    text: str = row["completion"]
-    if len(text) + len(passage) > MAX_CHARS:
-        return None
-    at = text.index(where) + len(where)
-    return text[:at] + "\n" + passage + "\n" + text[at:]
 
 
 def spread_out(row: Row, lines: list[str]) -> str | None:
@@ -243,7 +223,7 @@ def test_a_look_alike_keeps_the_score(passing_rows: list[Row], name: str) -> Non
     lines, _ = LOOK_ALIKES[name]
     wrong, applied = [], 0
     for row in passing_rows[::6]:
-        text = inserted(row, "\n".join(lines))
+        text = insert_after(row["completion"], "\n".join(lines))
         if text is None:
             continue
         applied += 1
@@ -431,8 +411,8 @@ def test_an_attack_loses_the_score(passing_rows: list[Row], name: str) -> None:
     attack, _ = ATTACKS[name]
     kept, applied = [], 0
     for row in passing_rows[:: attack.step]:
-        loop = attack.passage(own_lines(row, attack.least, attack.most))
-        text = None if loop is None else inserted(row, loop)
+        loop = attack.passage(prose_lines(row["completion"], attack.least, attack.most, distinct=True))
+        text = None if loop is None else insert_after(row["completion"], loop)
         if text is None:
             continue
         applied += 1

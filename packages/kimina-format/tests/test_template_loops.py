@@ -10,8 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from kimina_format import ViolationCode, check_format, parse_completion
-from kimina_format.repetition import line_keys
+from kimina_format import ViolationCode, check_format
+from kimina_format.testing import insert_after, prose_lines
 
 Row = dict[str, Any]
 COPIES = 16
@@ -26,22 +26,10 @@ COUNTERS = {
 }
 
 
-def own_lines(row: Row, least: int, most: int) -> list[str]:
-    """The completion's prose lines whose near-duplicate key has `least` to `most` bytes."""
-    prose = parse_completion(row["completion"]).prose
-    return [
-        line.strip() for line, key in zip(prose.split("\n"), line_keys(prose), strict=True) if least <= len(key) < most
-    ]
-
-
 def with_loop(row: Row, passage: Callable[[str], str], counter: str) -> str | None:
     """The completion with `passage(word)` written for each word of `counter`, in a row, right after `<think>`."""
     loop = "\n".join(passage(word) for word in COUNTERS[counter].split())
-    text = row["completion"]
-    if len(text) + len(loop) > 24_576 * 3.2 - 1_000:
-        return None
-    at = text.index("<think>") + len("<think>")
-    return text[:at] + "\n" + loop + "\n" + text[at:]
+    return insert_after(row["completion"], loop, max_chars=int(24_576 * 3.2 - 1_000))
 
 
 def middle(line: str, word: str) -> str:
@@ -69,7 +57,7 @@ def test_a_loop_told_apart_by_a_counter(passing_rows: list[Row], placement: str,
     (least, most), passage = PLACEMENTS[placement]
     wrong, applied = [], 0
     for row in passing_rows[::4]:  # a quarter of them: every placement and counter over 48 completions
-        lines = own_lines(row, least, most)
+        lines = prose_lines(row["completion"], least, most)
         if len(lines) < 3:
             continue
         text = with_loop(row, lambda w, lines=lines: passage(lines, w), counter)

@@ -1,11 +1,10 @@
-import importlib
-import pkgutil
 import re
 import tomllib
 from pathlib import Path
 
 import kimina_rl
 import pytest
+from kimina_format.testing import package_modules, surface_problems
 
 
 def test_version_matches_pyproject() -> None:
@@ -23,15 +22,9 @@ def test_every_module_names_its_public_surface() -> None:
 
     The agent loop imports verl (a dependency of kimina-rl, so it is always there; ~10 s on first import).
     """
-    names = [m.name for m in pkgutil.walk_packages(kimina_rl.__path__, "kimina_rl.") if not m.name.endswith("__main__")]
+    names = package_modules(kimina_rl)
     assert "kimina_rl.agent_loop" in names and "kimina_rl.config" in names
-    for name in ["kimina_rl", *names]:
-        module = importlib.import_module(name)
-        listed = getattr(module, "__all__", None)
-        assert listed is not None, f"{name} has no __all__"
-        missing = [n for n in listed if not hasattr(module, n)]
-        assert not missing, f"{name}.__all__ names what it lacks: {missing}"
-        assert not [n for n in listed if n.startswith("_") and n != "__version__"], name
+    assert not surface_problems(kimina_rl)
 
 
 def test_the_names_renamed_in_0_4_still_work_and_warn() -> None:

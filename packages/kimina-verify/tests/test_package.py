@@ -1,11 +1,10 @@
-import importlib
-import pkgutil
 import re
 import tomllib
 from pathlib import Path
 
 import kimina_verify
 import pytest
+from kimina_format.testing import package_modules, surface_problems
 from kimina_verify import policy
 
 
@@ -25,20 +24,9 @@ def test_every_module_names_its_public_surface() -> None:
     The server modules import FastAPI only when the app is built, and the test group installs the `server` extra
     (conftest's stand-in server needs it), so they are held to it too. `__main__` modules run on import: skipped.
     """
-    names = [
-        m.name
-        for m in pkgutil.walk_packages(kimina_verify.__path__, "kimina_verify.")
-        if not m.name.endswith(".__main__")
-    ]
+    names = package_modules(kimina_verify)
     assert {"kimina_verify.policy", "kimina_verify.server.settings", "kimina_verify.sim.cli"} <= set(names)
-    for name in ["kimina_verify", *names]:
-        module = importlib.import_module(name)
-        listed = getattr(module, "__all__", None)
-        assert listed is not None, f"{name} has no __all__"
-        assert len(listed) == len(set(listed)), f"{name}.__all__ repeats a name"
-        missing = [n for n in listed if not hasattr(module, n)]
-        assert not missing, f"{name}.__all__ names what it lacks: {missing}"
-        assert not [n for n in listed if n.startswith("_") and n != "__version__"], name
+    assert not surface_problems(kimina_verify)
 
 
 def test_one_owner_for_the_lexer_codes() -> None:

@@ -1,15 +1,23 @@
-"""Test helpers for the whole workspace: well-formed sample completions, and the repository's data folder.
+"""Test helpers for the whole workspace: sample completions, the repository's data folder, the public-surface check.
 
 `build_completion()` returns a small completion that passes every default rule; its keyword arguments change one
 part at a time, so a test can break exactly the rule it is about. `data_file()` finds the real data that the
 repository carries for its tests and benchmarks (`data/` at its root), the same way from every package.
+`prose_lines()` and `insert_after()` make drifts out of real completions. `surface_problems()` is the rule every
+package's `test_package.py` holds its modules to.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
+
+from kimina_format.parsing import parse_completion
+from kimina_format.repetition import line_keys
 
 __all__ = [
     "SAMPLE_FORMAL_STATEMENT",
@@ -19,6 +27,10 @@ __all__ = [
     "build_completion",
     "data_dir",
     "data_file",
+    "insert_after",
+    "package_modules",
+    "prose_lines",
+    "surface_problems",
 ]
 
 DATA_DIR_ENV = "KIMINA_DATA_DIR"
@@ -101,3 +113,59 @@ def data_file(name: str) -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"{path} does not exist; data/SOURCES.md lists what the folder holds")
     return path
+
+
+def prose_lines(completion: str, least: int, most: int | None = None, *, distinct: bool = False) -> list[str]:
+    """The prose lines of `completion` (stripped) whose repetition key has `least` to `most` bytes, in order.
+
+    The key is the one the repetition rules compare (`repetition.line_keys`); `distinct` keeps the first line of
+    each key only.
+    """
+    prose = parse_completion(completion).prose
+    seen: set[bytes] = set()
+    lines = []
+    for line, key in zip(prose.split("\n"), line_keys(prose), strict=True):
+        if least <= len(key) and (most is None or len(key) < most) and not (distinct and key in seen):
+            seen.add(key)
+            lines.append(line.strip())
+    return lines
+
+
+def insert_after(text: str, passage: str, where: str = "<think>", *, max_chars: int = 77_000) -> str | None:
+    """`text` with `passage` as its own lines right after the first `where`; None when it would pass `max_chars`.
+
+    The default keeps a drift below the length limit (`max_tokens` x `chars_per_token`), so only the rule it is
+    about can fire.
+    """
+    if len(text) + len(passage) > max_chars:
+        return None
+    at = text.index(where) + len(where)
+    return text[:at] + "\n" + passage + "\n" + text[at:]
+
+
+def package_modules(package: ModuleType) -> list[str]:
+    """The names of `package` and of every module under it, `__main__` modules aside (they run a CLI when imported)."""
+    found = pkgutil.walk_packages(package.__path__, f"{package.__name__}.")
+    return [package.__name__, *(m.name for m in found if m.name.rsplit(".", 1)[-1] != "__main__")]
+
+
+def surface_problems(package: ModuleType) -> list[str]:
+    """What breaks, in `package`'s modules, the rule that each names its public surface in `__all__`.
+
+    Each module has an `__all__` that names no name twice, nothing the module lacks and nothing private (but
+    `__version__`). Returns one line per problem: an empty list is a package that keeps the rule.
+    """
+    problems = []
+    for name in package_modules(package):
+        module = importlib.import_module(name)
+        listed = getattr(module, "__all__", None)
+        if listed is None:
+            problems.append(f"{name} has no __all__")
+            continue
+        if len(set(listed)) != len(listed):
+            problems.append(f"{name}.__all__ names something twice")
+        if missing := [n for n in listed if not hasattr(module, n)]:
+            problems.append(f"{name}.__all__ names what it lacks: {missing}")
+        if private := [n for n in listed if n.startswith("_") and n != "__version__"]:
+            problems.append(f"{name}.__all__ names private {private}")
+    return problems
