@@ -94,7 +94,8 @@ class FormatMetrics:
         paraphrased_copies: Most long prose lines that share one anchored middle passage (copies reworded at both
             ends).
         paragraph_repeats: Occurrences of the most repeated paragraph of the thinking: a prose paragraph (by its
-            keys, at least `repetition_min_chars` bytes) or a fenced block of at least 20 characters.
+            keys, at least `repetition_min_chars` bytes; counted only when one of its lines occurs more than
+            `max_paragraph_repeats` times) or a fenced block of at least 20 characters.
         summary_line_repeats: Occurrences of the most repeated non-blank line of the summary.
         summary_boxed: Boxed answers (LaTeX `boxed` commands) in the summary.
         junk_lines: Prose lines after the first that are not words (see `FormatConfig.max_junk_lines`).

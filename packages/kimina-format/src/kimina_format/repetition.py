@@ -64,7 +64,8 @@ class Repetition(NamedTuple):
         anchored_copies: Most long lines that share the same anchored band (see `_anchored_copies`), when there
             are more long lines than `max_paraphrased_copies` (0 otherwise).
         paragraph_repeats: Occurrences of the most repeated paragraph (a stretch between blank lines, by its keys)
-            of at least `repetition_min_chars` bytes.
+            of at least `repetition_min_chars` bytes, when a line occurs more than `max_paragraph_repeats` times (0
+            otherwise: no paragraph can then occur more often than that).
         template_repeats: Copies in a row of the most looped passage of lines alike but for a word or two (see
             `_templates`), when more than `max_template_repeats` (0 otherwise).
         alike_lines: Most lines alike to one line with a word changed, wherever they are (see `_alike_groups`),
@@ -119,7 +120,12 @@ def measure_repetition(
     line_counts = Counter(key_lines)
     line_counts.pop(b"", None)
     short_repeats = _short_repeats(line_counts, keys, lines - 1 - len(long), config)
-    paragraphs = _paragraph_repeats(keys, config.repetition_min_chars)
+    # Each line of a paragraph that occurs `n` times occurs `n` times at least: paragraphs are only counted when a
+    # line occurs often enough for one to break the bound.
+    top_line = max(line_counts.values(), default=0)
+    paragraph_limit = config.max_paragraph_repeats
+    counted = paragraph_limit is None or top_line > paragraph_limit
+    paragraphs = _paragraph_repeats(keys, config.repetition_min_chars) if counted else 0
     template, alike = _templates(units, key_lines, config, text, edges)
     medium = _medium_repeats(units, key_lines, len(units) - len(long), config, edges)
     short_loop = _short_loop(key_lines, line_counts, config, text, edges)
@@ -272,6 +278,7 @@ def _largest_group(
     `lines(indices)` gives those units' lines.
     """
     group = 0
+    numbers: dict[str, tuple[str, ...]] = {}  # each line's numbers, shared by the bands of a line
     for kind, count in zip(kinds, counts, strict=True):
         hot = set(compress(count, map(limit.__lt__, count.values())))
         if not hot:
@@ -279,46 +286,62 @@ def _largest_group(
         members: dict[bytes, list[int]] = {}
         for i in compress(range(len(kind)), map(hot.__contains__, kind)):
             members.setdefault(kind[i], []).append(i)
-        group = max(group, *(_alike_groups(lines(indices)) for indices in members.values()))
+        group = max(group, *(_alike_groups(lines(indices), limit, numbers) for indices in members.values()))
     return group
 
 
-def _alike_groups(lines: list[str]) -> int:
+def _alike_groups(lines: list[str], limit: int, numbers: dict[str, tuple[str, ...]]) -> int:
     """Lines in the largest group of `lines` alike to its leader with a word changed (`_alike`), leader included.
 
-    Only a group of at least `_MIN_VARIANTS` different lines counts (0 when there is none). Lines that share a band are split into at most `_MAX_GROUPS` groups, each led by the first line of it. A line
-    alike to no leader starts a group while there is room, and else takes the place of a leader no line has joined
-    yet (so lines that lead nothing cannot keep a loop's copies out). A copy of the leader, or the leader with only
-    its numbers changed, joins the group without counting: equal lines are `max_line_repeats`' to bound, and an
-    enumeration of one sentence is no loop. A stock phrase in two or three wordings (`Let me check this again.`,
-    `Let me check that again.`) is a group of few different lines, however often it is said; a counter's copies
-    are many.
+    Only a group of more than `limit` lines and at least `_MIN_VARIANTS` different ones counts (0 when there is
+    none). A copy of the leader, or the leader with only its numbers changed, joins the group without counting:
+    equal lines are `max_line_repeats`' to bound, and an enumeration of one sentence is no loop. So a group's lines
+    all hold the leader's numbers, and the lines are first split by their numbers (in C, by a dict): most lines that
+    a formula's band brings together hold other numbers, and a split of `limit` lines or fewer, or of fewer than
+    `_MIN_VARIANTS` different ones, cannot hold a group that counts. In a split that can, the lines form at most
+    `_MAX_GROUPS` groups, each led by its first line: a line alike to no leader starts a group while there is room,
+    and else takes the place of a leader no line has joined yet (so lines that lead nothing cannot keep a loop's
+    copies out). A stock phrase in two or three wordings (`Let me check this again.`, `Let me check that
+    again.`) is a group of few different lines, however often it is said; a counter's copies are many. `numbers`
+    holds the numbers of the lines seen so far, and is filled in.
     """
-    leaders: list[tuple[str, list[str]]] = []
+    splits: dict[tuple[str, ...], list[str]] = {}
+    for line in lines:
+        held = numbers.get(line)
+        if held is None:
+            held = numbers[line] = tuple(_NUMBER.findall(line))
+        splits.setdefault(held, []).append(line)
+    best = 0
+    for split in splits.values():
+        if len(split) > limit and len(set(split)) >= _MIN_VARIANTS:
+            best = max(best, _largest_alike_group(split))
+    return best
+
+
+def _largest_alike_group(lines: list[str]) -> int:
+    """`_alike_groups` for lines that all hold the same numbers."""
+    leaders: list[str] = []
     sizes: list[int] = []
     variants: list[set[str]] = []
     best = 0
     for line in lines:
-        numbers = _NUMBER.findall(line)
-        for g, (leader, leader_numbers) in enumerate(leaders):
-            # Lines whose numbers differ never count (`_alike` says so last); most lines a formula's band brings
-            # together are such, so they are told apart here, before the slice comparisons.
-            likeness = _alike(leader, line) if numbers == leader_numbers else _UNLIKE
-            if likeness:
-                if likeness == _WORD_CHANGED:
-                    sizes[g] += 1
-                    variants[g].add(line)
-                    if len(variants[g]) >= _MIN_VARIANTS:
-                        best = max(best, sizes[g])
+        for g, leader in enumerate(leaders):
+            if line == leader:
+                break
+            if _reworded(leader, line):
+                sizes[g] += 1
+                variants[g].add(line)
+                if len(variants[g]) >= _MIN_VARIANTS:
+                    best = max(best, sizes[g])
                 break
         else:
             if len(leaders) < _MAX_GROUPS:
-                leaders.append((line, numbers))
+                leaders.append(line)
                 sizes.append(1)
                 variants.append({line})
             elif 1 in sizes:
                 g = sizes.index(1)
-                leaders[g], variants[g] = (line, numbers), {line}
+                leaders[g], variants[g] = line, {line}
     return best
 
 
@@ -465,18 +488,24 @@ def _alike(a: str, b: str) -> int:
     """
     if a == b:
         return _SAME_WORDS
+    if not _reworded(a, b):
+        return _UNLIKE
+    # Numbers that change are what an enumeration changes, and a reasoning that checks values one by one says what
+    # each gives in words; copies whose numbers change have equal keys, bounded by `max_line_repeats` instead.
+    return _SAME_WORDS if _NUMBER.findall(a) != _NUMBER.findall(b) else _WORD_CHANGED
+
+
+def _reworded(a: str, b: str) -> bool:
+    """Whether the different lines `a` and `b` differ in one place or at both ends only (`_alike`, numbers aside)."""
     longer, shorter = max(len(a), len(b)), min(len(a), len(b))
     if longer - shorter > max(_WORD_CHARS, longer // 4):
-        return _UNLIKE  # none of the ways below can hold: cheap, and most pairs a band brings together end here
+        return False  # none of the ways below can hold: cheap, and most pairs a band brings together end here
     head = _common_opening(a, b, shorter)
     tail = _common_opening(a[::-1], b[::-1], shorter - head)
     if 4 * (head + tail) < 3 * longer and longer - head - tail > _WORD_CHARS:
         quarter = len(a) // 4
-        if 3 * longer > 4 * shorter or a[quarter : len(a) - quarter] not in b:
-            return _UNLIKE
-    # Numbers that change are what an enumeration changes, and a reasoning that checks values one by one says what
-    # each gives in words; copies whose numbers change have equal keys, bounded by `max_line_repeats` instead.
-    return _SAME_WORDS if _NUMBER.findall(a) != _NUMBER.findall(b) else _WORD_CHANGED
+        return 3 * longer <= 4 * shorter and a[quarter : len(a) - quarter] in b
+    return True
 
 
 def _common_opening(a: str, b: str, most: int) -> int:
