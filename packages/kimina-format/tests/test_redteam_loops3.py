@@ -390,15 +390,9 @@ ATTACKS: dict[str, tuple[Attack, tuple[Any, ...]]] = {
     # Holes.
     "a spread-out counter loop after eight decoy pairs": (
         Attack(lambda ls: _locked_groups(ls, 40, 8)),
-        (
-            hole(
-                "_alike_groups keeps at most 8 leaders a band and replaces only a leader no line has joined: eight"
-                " decoy pairs that share the loop line's ending band (a line, then the same line after `Hmm.`) take"
-                " all 8 places first, so every counter copy after them is alike to no leader and is dropped; the"
-                " distinct line after each copy breaks the template loop's stretch (24 of 31 rows keep 1.0)"
-            ),
-        ),
+        (),  # closed: the group that took a line longest ago gives its place, so decoys left behind do not lock them
     ),
+    "a spread-out counter loop after sixteen decoy pairs": (Attack(lambda ls: _locked_groups(ls, 40, 16)), ()),
     "a passage of 65 long lines written 12 times": (
         Attack(lambda ls: _long_period(ls, 65, 12), most=400, step=1, min_rows=10),
         (),  # closed: a loop's copy may span 1,024 lines,

@@ -300,8 +300,8 @@ def _alike_groups(lines: list[str], limit: int, numbers: dict[str, tuple[str, ..
     a formula's band brings together hold other numbers, and a split of `limit` lines or fewer, or of fewer than
     `_MIN_VARIANTS` different ones, cannot hold a group that counts. In a split that can, the lines form at most
     `_MAX_GROUPS` groups, each led by its first line: a line alike to no leader starts a group while there is room,
-    and else takes the place of a leader no line has joined yet (so lines that lead nothing cannot keep a loop's
-    copies out). A stock phrase in two or three wordings (`Let me check this again.`, `Let me check that
+    and else takes the place of the group that took a line longest ago (so groups opened and left, by lines that
+    lead nothing or by decoys, cannot keep a loop's copies out). A stock phrase in two or three wordings (`Let me check this again.`, `Let me check that
     again.`) is a group of few different lines, however often it is said; a counter's copies are many. `numbers`
     holds the numbers of the lines seen so far, and is filled in.
     """
@@ -323,13 +323,16 @@ def _largest_alike_group(lines: list[str]) -> int:
     leaders: list[str] = []
     sizes: list[int] = []
     variants: list[set[str]] = []
+    joined: list[int] = []  # when each group last took a line
     best = 0
-    for line in lines:
+    for i, line in enumerate(lines):
         for g, leader in enumerate(leaders):
             if line == leader:
+                joined[g] = i
                 break
             if _reworded(leader, line):
                 sizes[g] += 1
+                joined[g] = i
                 variants[g].add(line)
                 if len(variants[g]) >= _MIN_VARIANTS:
                     best = max(best, sizes[g])
@@ -339,9 +342,12 @@ def _largest_alike_group(lines: list[str]) -> int:
                 leaders.append(line)
                 sizes.append(1)
                 variants.append({line})
-            elif 1 in sizes:
-                g = sizes.index(1)
-                leaders[g], variants[g] = line, {line}
+                joined.append(i)
+            else:
+                # The group that took a line longest ago gives its place: a loop keeps its own group in use, so
+                # groups a decoy opened and left cannot keep its copies out.
+                g = joined.index(min(joined))
+                leaders[g], sizes[g], variants[g], joined[g] = line, 1, {line}, i
     return best
 
 
