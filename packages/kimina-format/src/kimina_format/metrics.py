@@ -17,10 +17,8 @@ from kimina_format.config import DEFAULT_CONFIG, FormatConfig
 from kimina_format.lean_source import (
     Comment,
     LeanParts,
-    all_plain_tactics,
     non_space_length,
-    plain_tactic_lines,
-    proof_lines,
+    plain_tactic_blocks,
     split_lean,
 )
 from kimina_format.padding import junk_characters, over_limit_run
@@ -356,7 +354,8 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
 
     `other` holds the header lines and declaration signatures of the blocks that have some. `text` is the blocks'
     texts joined, and `chars` counts its non-whitespace characters, comments included. A block of plain tactics
-    (most are) needs only its lines stripped; the others go through `split_lean`.
+    (most are: `plain_tactic_blocks` finds them all in one search) needs only its lines stripped; the others go
+    through `split_lean`.
     """
     code_lines: list[int] = []
     proof_counts: list[int] = []
@@ -364,17 +363,7 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
     other: list[str] = []
     comments: list[tuple[Comment, ...]] = []
     texts = [block.text for block in blocks]
-    joined = "".join(texts)
-    if all_plain_tactics(texts, joined):
-        # The usual completion: every block is plain tactics, so each one's code and proof lines are its lines.
-        for text in texts:
-            plain = proof_lines(text)
-            code_lines.append(len(plain))
-            body += plain
-        counts = tuple(code_lines)
-        return TacticBlockLines(counts, counts, body, other, comments, non_space_length(joined), joined)
-    for text in texts:
-        lines = plain_tactic_lines(text)
+    for text, lines in zip(texts, plain_tactic_blocks(texts), strict=True):
         if lines is None:
             parts = split_lean(text)
             lines = parts.body
@@ -387,6 +376,7 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
             code_lines.append(len(lines))
         proof_counts.append(len(lines))
         body += lines
+    joined = "".join(texts)
     return TacticBlockLines(
         tuple(code_lines), tuple(proof_counts), body, other, comments, non_space_length(joined), joined
     )
