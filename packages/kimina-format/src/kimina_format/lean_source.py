@@ -98,6 +98,8 @@ class LeanParts(NamedTuple):
     @property
     def body_comments(self) -> tuple[Comment, ...]:
         """Comments inside a proof body (doc comments excluded: they document the next declaration)."""
+        if not self.comments:
+            return ()
         return tuple(
             c for c in self.comments if not c.is_doc and any(start <= c.start < end for start, end in self.body_regions)
         )
