@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
@@ -187,6 +188,23 @@ class FormatMetrics:
 
 
 _METRIC_DEFAULTS = {f.name: f.default for f in fields(FormatMetrics)}
+# The metrics that are measures of `Repetition`, by the name of each one's field there: read all at once, in C.
+_REPETITION_METRICS = {
+    "reasoning_lines": "lines",
+    "max_line_repeats": "max_repeats",
+    "duplicate_line_ratio": "duplicate_ratio",
+    "consecutive_repeats": "consecutive",
+    "template_repeats": "template_repeats",
+    "alike_lines": "alike_lines",
+    "medium_line_repeats": "medium_repeats",
+    "short_consecutive_repeats": "short_loop",
+    "loop_lines": "loop_lines",
+    "near_duplicates": "near_duplicates",
+    "paraphrased_copies": "anchored_copies",
+    "short_line_repeats": "short_repeats",
+    "longest_line_chars": "longest_line",
+}
+_REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 
 
 def _metrics(values: dict[str, Any]) -> FormatMetrics:
@@ -240,7 +258,8 @@ def measure(
         non_space_length("".join([c.text for comments in commented for c in comments])) if commented else 0
     )
     max_space_run = config.max_space_run
-    metrics: dict[str, Any] = {
+    metrics: dict[str, Any] = dict(zip(_REPETITION_METRICS, _REPETITION_VALUES(repetition), strict=True))
+    metrics |= {
         "chars": len(text),
         "tokens": tokens,
         "thinking_chars": thinking_chars,
@@ -251,19 +270,6 @@ def measure(
         "paragraph_repeats": max(repetition.paragraph_repeats, _block_repeats(thinking_blocks)),
         "after_code_chars": len(completion.after_code),
         "code_chars": len(code) if code is not None else 0,
-        "reasoning_lines": repetition.lines,
-        "max_line_repeats": repetition.max_repeats,
-        "duplicate_line_ratio": repetition.duplicate_ratio,
-        "consecutive_repeats": repetition.consecutive,
-        "template_repeats": repetition.template_repeats,
-        "alike_lines": repetition.alike_lines,
-        "medium_line_repeats": repetition.medium_repeats,
-        "short_consecutive_repeats": repetition.short_loop,
-        "loop_lines": repetition.loop_lines,
-        "near_duplicates": repetition.near_duplicates,
-        "paraphrased_copies": repetition.anchored_copies,
-        "short_line_repeats": repetition.short_repeats,
-        "longest_line_chars": repetition.longest_line,
         "invisible_chars": junk.invisible,
         "symbol_chars": junk.symbols,
         "tab_chars": junk.tabs,
