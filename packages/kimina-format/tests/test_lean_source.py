@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from kimina_format import parse_completion
-from kimina_format.lean_source import normalise_lean, plain_tactic_lines, split_lean, strip_comments
+from kimina_format.lean_source import (
+    normalise_lean,
+    plain_tactic_blocks,
+    plain_tactic_lines,
+    split_lean,
+    strip_comments,
+)
 from kimina_format.statement import statement_key
 from kimina_format.tactics import iou, tactic_invocations, tactic_names
 
@@ -114,6 +120,17 @@ def test_plain_tactic_lines_never_disagree_with_split_lean(source: str) -> None:
         assert lines == parts.body
         assert parts.code_lines == len(lines)
         assert not parts.comments and not parts.statements and not parts.header
+
+
+@given(st.lists(_LEANISH, max_size=6))
+def test_plain_tactic_blocks_are_plain_tactic_lines_of_each(sources: list[str]) -> None:
+    assert plain_tactic_blocks(sources) == [plain_tactic_lines(source) for source in sources]
+
+
+def test_plain_tactic_blocks_of_real_completions(real_rows: list[dict[str, Any]]) -> None:
+    for row in real_rows:
+        texts = [block.text for block in parse_completion(row["completion"]).thinking_blocks]
+        assert plain_tactic_blocks(texts) == [plain_tactic_lines(text) for text in texts]
 
 
 def test_normalisation_ignores_spacing_next_to_symbols_only() -> None:

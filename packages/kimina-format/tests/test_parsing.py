@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from kimina_format import ViolationCode, check_format, parse_completion
+from kimina_format import ViolationCode, check_format, parse_completion, parsing
 from kimina_format.testing import SAMPLE_HEADER, SAMPLE_PROOF, SAMPLE_STATEMENT, build_completion
 
 FINAL_CODE = f"{SAMPLE_HEADER}{SAMPLE_STATEMENT}\n{SAMPLE_PROOF}"
@@ -171,3 +173,30 @@ def test_a_one_megabyte_real_looking_completion_is_checked() -> None:
     assert len(text) > 700_000
     verdict = check_format(text)
     assert set(verdict.codes) == {ViolationCode.REPEATED_LINES, ViolationCode.TOO_LONG}
+
+
+_FENCE_TEXTS = [
+    "```lean\nx\n```", "a\n```x\n``` \n", "x```y", "\n````\n", "<t>```lean4\nx\n```", "```a```\n```\n",
+    "```\n```` \n```", "\n```\n\n```\n```x", "```\n```", "```\n\n```", "```lean\n```lean4\nx\n```\n```",
+    "``` \t\n a`b``c\n```  \n", "```x\ny\n```\xa0\nz", "```x\ny\n```\xa0z\n```", "```x\n``\n```", "```x\ny\n`````",
+    "```x `y`\nz\n```", "  ```x\ny\n```",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", _FENCE_TEXTS)
+def test_the_fence_scanners_agree_on_every_region(text: str) -> None:
+    for start in range(len(text) + 1):
+        for end in range(start, len(text) + 1):
+            plain = parsing._scan_plain_fences(text, start, end)
+            assert parsing._scan_plain_blocks(text, start, end) == plain
+            if plain is not None:
+                assert parsing._scan_any_fences(text, start, end) == plain
+
+
+def test_the_fence_scanners_agree_on_real_completions(real_rows: list[dict[str, Any]]) -> None:
+    for row in real_rows:
+        text = parse_completion(row["completion"]).text
+        for start in range(0, len(text), max(1, len(text) // 7)):
+            plain = parsing._scan_plain_fences(text, start, len(text))
+            assert plain is not None and parsing._scan_plain_blocks(text, start, len(text)) == plain
+            assert parsing._scan_any_fences(text, start, len(text)) == plain

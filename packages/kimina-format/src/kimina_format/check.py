@@ -84,7 +84,9 @@ def check_format(
     violations = tuple(judge(completion, metrics, config))
     penalty = length_penalty(metrics.tokens, config)
     ok = not violations
-    return FormatVerdict(
+    # `FormatVerdict(...)` without its frozen `__init__` (six `object.__setattr__` calls): one per completion adds up.
+    verdict = object.__new__(FormatVerdict)
+    verdict.__dict__.update(
         ok=ok,
         violations=violations,
         metrics=metrics,
@@ -92,6 +94,7 @@ def check_format(
         score=1.0 - penalty if ok else 0.0,
         completion=completion,
     )
+    return verdict
 
 
 def format_rewards(

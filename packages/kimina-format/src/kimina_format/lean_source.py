@@ -13,9 +13,9 @@ from typing import NamedTuple
 __all__ = [
     "Comment",
     "LeanParts",
-    "all_plain_tactics",
     "non_space_length",
     "normalise_lean",
+    "plain_tactic_blocks",
     "plain_tactic_lines",
     "proof_lines",
     "split_lean",
@@ -43,6 +43,8 @@ _STRUCTURE = re.compile(
 # A line that starts with a header or declaration word (or an attribute), indented by any whitespace (as `str.strip`
 # sees it): a line the loop in `split_lean` would not take as a proof line. Matched against "\n" + code, like
 # `_STRUCTURE` (which differs in taking only spaces and tabs as indentation).
+# What makes a text not plain tactics for `plain_tactic_lines`: a comment opener, or a line `_STRUCTURE` matches.
+_NOT_PLAIN = re.compile("--|/-|" + _STRUCTURE.pattern)
 _KEYWORD_LINE = re.compile(
     r"\n(?=([^\S\n]*))\1(?:@\[|(?:" + "|".join(map(re.escape, sorted(_HEADER_WORDS | _DECL_START_WORDS))) + r")(?!\S))"
 )
@@ -96,6 +98,8 @@ class LeanParts(NamedTuple):
     @property
     def body_comments(self) -> tuple[Comment, ...]:
         """Comments inside a proof body (doc comments excluded: they document the next declaration)."""
+        if not self.comments:
+            return ()
         return tuple(
             c for c in self.comments if not c.is_doc and any(start <= c.start < end for start, end in self.body_regions)
         )
@@ -259,12 +263,26 @@ def plain_tactic_lines(source: str) -> tuple[str, ...] | None:
     return proof_lines(source)
 
 
-def all_plain_tactics(texts: list[str], joined: str) -> bool:
-    """Whether every one of `texts` is plain tactics (`plain_tactic_lines` would take each), checked on all at once.
+def plain_tactic_blocks(texts: list[str]) -> list[tuple[str, ...] | None]:
+    """`[plain_tactic_lines(text) for text in texts]`, with one regex search over all the texts rather than three a text.
 
-    `joined` is `"".join(texts)`: a `--` or `/-` made across two texts only sends them to the per-text check.
+    The texts are searched joined by newlines, each after one as in `plain_tactic_lines`: no comment opener or
+    structure line spans a newline, so each match lies in the text whose line it is, and a text without one is plain.
     """
-    return "--" not in joined and "/-" not in joined and _STRUCTURE.search("\n" + "\n".join(texts)) is None
+    joined = "\n" + "\n".join(texts)
+    search = _NOT_PLAIN.search
+    found = search(joined)
+    result: list[tuple[str, ...] | None] = []
+    start = 0  # offset in `joined` of the newline before the text
+    for text in texts:
+        end = start + len(text) + 1  # the newline before the next text
+        if found is not None and found.start() < end:
+            result.append(None)
+            found = search(joined, end)
+        else:
+            result.append(proof_lines(text))
+        start = end
+    return result
 
 
 def proof_lines(code: str) -> tuple[str, ...]:

@@ -77,7 +77,10 @@ def is_plain(text: str, *, spaces: bool = True) -> bool:
     With `spaces=False` the whitespace that Lean does not take for whitespace (`_OTHER_SPACE`) is left to the caller,
     who checks it where a key is taken.
     """
-    if any(mark in text for mark in _UNSAFE) or (spaces and _OTHER_SPACE.search(text) is not None):
+    for mark in _UNSAFE:  # a loop rather than `any(...)`: no generator for the few marks
+        if mark in text:
+            return False
+    if spaces and _OTHER_SPACE.search(text) is not None:
         return False
     at = text.find("'")
     while at != -1:

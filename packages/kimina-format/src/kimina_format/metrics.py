@@ -11,16 +11,15 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
 from kimina_format.lean_source import (
     Comment,
     LeanParts,
-    all_plain_tactics,
     non_space_length,
-    plain_tactic_lines,
-    proof_lines,
+    plain_tactic_blocks,
     split_lean,
 )
 from kimina_format.padding import junk_characters, over_limit_run
@@ -190,6 +189,23 @@ class FormatMetrics:
 
 
 _METRIC_DEFAULTS = {f.name: f.default for f in fields(FormatMetrics)}
+# The metrics that are measures of `Repetition`, by the name of each one's field there: read all at once, in C.
+_REPETITION_METRICS = {
+    "reasoning_lines": "lines",
+    "max_line_repeats": "max_repeats",
+    "duplicate_line_ratio": "duplicate_ratio",
+    "consecutive_repeats": "consecutive",
+    "template_repeats": "template_repeats",
+    "alike_lines": "alike_lines",
+    "medium_line_repeats": "medium_repeats",
+    "short_consecutive_repeats": "short_loop",
+    "loop_lines": "loop_lines",
+    "near_duplicates": "near_duplicates",
+    "paraphrased_copies": "anchored_copies",
+    "short_line_repeats": "short_repeats",
+    "longest_line_chars": "longest_line",
+}
+_REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 
 
 def _metrics(values: dict[str, Any]) -> FormatMetrics:
@@ -227,56 +243,51 @@ def measure(
     repetition = measure_repetition(
         completion.prose_utf8, config, lambda: completion.prose, lambda: completion.block_edges
     )
+    thinking_blocks = completion.thinking_blocks
     blocks = tactic_block_lines(completion.tactic_blocks)
     code = completion.code
     final = split_lean(code) if code is not None else None
-    thinking_chars = completion.thinking_span.size if completion.thinking_span is not None else 0
-    junk = junk_characters(completion.prose_utf8)
+    span = completion.thinking_span
+    thinking_chars = span.end - span.start if span is not None else 0
+    prose_utf8 = completion.prose_utf8
+    junk = junk_characters(prose_utf8)
 
     summary = completion.summary
+    summary_text = summary.strip()
     commented = blocks.comments
-    tactics_comment_chars = non_space_length("".join(c.text for comments in commented for c in comments))
-    metrics: dict[str, Any] = {
+    tactics_comment_chars = (
+        non_space_length("".join([c.text for comments in commented for c in comments])) if commented else 0
+    )
+    max_space_run = config.max_space_run
+    metrics: dict[str, Any] = dict(zip(_REPETITION_METRICS, _REPETITION_VALUES(repetition), strict=True))
+    metrics |= {
         "chars": len(text),
         "tokens": tokens,
         "thinking_chars": thinking_chars,
-        "summary_chars": len(summary.strip()),
-        "summary_line_repeats": _most_repeated_line(summary) if "\n" in summary.strip() else 0,
+        "summary_chars": len(summary_text),
+        "summary_line_repeats": _most_repeated_line(summary) if "\n" in summary_text else 0,
         "summary_boxed": summary.count("\\boxed"),
-        "junk_lines": len(_JUNK_LINE.findall(completion.prose_utf8)),
-        "paragraph_repeats": max(repetition.paragraph_repeats, _block_repeats(completion.thinking_blocks)),
+        "junk_lines": len(_JUNK_LINE.findall(prose_utf8)),
+        "paragraph_repeats": max(repetition.paragraph_repeats, _block_repeats(thinking_blocks)),
         "after_code_chars": len(completion.after_code),
         "code_chars": len(code) if code is not None else 0,
-        "reasoning_lines": repetition.lines,
-        "max_line_repeats": repetition.max_repeats,
-        "duplicate_line_ratio": repetition.duplicate_ratio,
-        "consecutive_repeats": repetition.consecutive,
-        "template_repeats": repetition.template_repeats,
-        "alike_lines": repetition.alike_lines,
-        "medium_line_repeats": repetition.medium_repeats,
-        "short_consecutive_repeats": repetition.short_loop,
-        "loop_lines": repetition.loop_lines,
-        "near_duplicates": repetition.near_duplicates,
-        "paraphrased_copies": repetition.anchored_copies,
-        "short_line_repeats": repetition.short_repeats,
-        "longest_line_chars": repetition.longest_line,
         "invisible_chars": junk.invisible,
         "symbol_chars": junk.symbols,
         "tab_chars": junk.tabs,
-        "space_run": max(
-            over_limit_run(text, " ", config.max_space_run),
-            over_limit_run(text, "\t", config.max_space_run),
-        ),
+        "space_run": max(over_limit_run(text, " ", max_space_run), over_limit_run(text, "\t", max_space_run)),
         # The prose was measured with the repetition keys; the rest is code, and the whitespace around the thinking.
+        # The parts are searched joined by a character that is no newline, so no run of newlines spans two of them.
         "blank_line_run": max(
             repetition.blank_lines,
-            *(
-                over_limit_run(part, "\n", config.max_blank_lines, offset=1)
-                for part in (blocks.text, code or "", completion.before_think, completion.summary)
+            over_limit_run(
+                "\0".join([blocks.text, code or "", completion.before_think, summary]),
+                "\n",
+                config.max_blank_lines,
+                offset=1,
             ),
         ),
         "tactic_blocks": len(blocks.code_lines),
-        "unclosed_fences": sum(not block.closed for block in completion.thinking_blocks),
+        "unclosed_fences": [block.closed for block in thinking_blocks].count(False),
         "tactic_block_lines": blocks.code_lines,
         "tactic_block_proof_lines": blocks.proof_lines,
         "tactics_comment_chars": tactics_comment_chars,
@@ -288,11 +299,13 @@ def measure(
     if final is None:
         return _metrics(metrics)
 
-    body_comments = final.body_comments
-    proof_comment_chars = non_space_length("".join(c.text for c in body_comments))
-    code_comment_chars = non_space_length("".join([c.text for c in final.comments]))
+    comments = final.comments
+    body_comments = final.body_comments if comments else ()
+    proof_comment_chars = non_space_length("".join([c.text for c in body_comments])) if body_comments else 0
+    code_comment_chars = non_space_length("".join([c.text for c in comments])) if comments else 0
     body_chars = non_space_length("".join(final.body))
     final_names, final_invocations, _ = tactics_used(final.body)
+    declarations, literal_chars, helper_chars = _code_padding(final)
     metrics.update(
         code_lines=final.code_lines,
         proof_lines=len(final.body),
@@ -305,12 +318,16 @@ def measure(
             code_comment_chars, body_chars + non_space_length("".join(final.header + final.statements))
         ),
         copied_code_share=_copied_share(blocks, final, repetition, config, thinking_chars),
-        boilerplate_comments=sum(map(_boilerplate_count, commented), _boilerplate_count(body_comments)),
+        boilerplate_comments=(
+            sum(map(_boilerplate_count, commented), _boilerplate_count(body_comments)) if commented or comments else 0
+        ),
         tactic_name_iou=iou(think_names, final_names),
         tactic_line_iou=iou(think_invocations, final_invocations),
         tactic_name_coverage=len(think_names & final_names) / len(final_names) if final_names else 1.0,
         statement_match=None if formal_statement is None else final_statement_matches(final, formal_statement),
-        **_code_padding(final),
+        code_declarations=declarations,
+        code_literal_chars=literal_chars,
+        helper_chars=helper_chars,
     )
     return _metrics(metrics)
 
@@ -323,12 +340,18 @@ def _most_repeated_line(text: str) -> int:
 
 def _block_repeats(blocks: Iterable[Block]) -> int:
     """Occurrences of the most repeated fenced block of the thinking of at least `_MIN_REPEATED_BLOCK` characters."""
-    counts = Counter(block.text for block in blocks if len(block.text) >= _MIN_REPEATED_BLOCK)
-    return max(counts.values(), default=0)
+    texts = [block.text for block in blocks if len(block.text) >= _MIN_REPEATED_BLOCK]
+    if len(set(texts)) == len(texts):  # the usual thinking: no block written twice, so no counting
+        return 1 if texts else 0
+    return max(Counter(texts).values())
 
 
-def _code_padding(final: LeanParts) -> dict[str, int]:
-    """What the final code holds besides its theorem: declarations, literal text, helpers before the last theorem."""
+def _code_padding(final: LeanParts) -> tuple[int, int, int]:
+    """What the final code holds besides its theorem: declarations, literal text, helpers before the last theorem.
+
+    Returns:
+        `code_declarations`, `code_literal_chars` and `helper_chars`.
+    """
     code = final.code
     literal_chars = sum(map(len, _STRING.findall(code))) if '"' in code else 0
     declarations = len(final.statements)
@@ -337,7 +360,7 @@ def _code_padding(final: LeanParts) -> dict[str, int]:
         last = max(code.rfind("\ntheorem "), code.rfind("\nlemma "))
         if last > final.declarations_start:
             helper_chars = non_space_length(code[final.declarations_start : last])
-    return {"code_declarations": declarations, "code_literal_chars": literal_chars, "helper_chars": helper_chars}
+    return declarations, literal_chars, helper_chars
 
 
 class TacticBlockLines(NamedTuple):
@@ -357,7 +380,8 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
 
     `other` holds the header lines and declaration signatures of the blocks that have some. `text` is the blocks'
     texts joined, and `chars` counts its non-whitespace characters, comments included. A block of plain tactics
-    (most are) needs only its lines stripped; the others go through `split_lean`.
+    (most are: `plain_tactic_blocks` finds them all in one search) needs only its lines stripped; the others go
+    through `split_lean`.
     """
     code_lines: list[int] = []
     proof_counts: list[int] = []
@@ -365,17 +389,7 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
     other: list[str] = []
     comments: list[tuple[Comment, ...]] = []
     texts = [block.text for block in blocks]
-    joined = "".join(texts)
-    if all_plain_tactics(texts, joined):
-        # The usual completion: every block is plain tactics, so each one's code and proof lines are its lines.
-        for text in texts:
-            plain = proof_lines(text)
-            code_lines.append(len(plain))
-            body += plain
-        counts = tuple(code_lines)
-        return TacticBlockLines(counts, counts, body, other, comments, non_space_length(joined), joined)
-    for text in texts:
-        lines = plain_tactic_lines(text)
+    for text, lines in zip(texts, plain_tactic_blocks(texts), strict=True):
         if lines is None:
             parts = split_lean(text)
             lines = parts.body
@@ -388,6 +402,7 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
             code_lines.append(len(lines))
         proof_counts.append(len(lines))
         body += lines
+    joined = "".join(texts)
     return TacticBlockLines(
         tuple(code_lines), tuple(proof_counts), body, other, comments, non_space_length(joined), joined
     )

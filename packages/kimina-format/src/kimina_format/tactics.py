@@ -78,14 +78,14 @@ def tactics_used(lines: Iterable[str], watch: frozenset[bytes] = frozenset()) ->
     """
     data = "\n".join(dict.fromkeys(lines)).encode()
     words = data.translate(_TO_WORDS).split()
-    names = frozenset(word.decode() for word in _TACTIC_WORDS.intersection(words))
+    names = frozenset(map(bytes.decode, _TACTIC_WORDS.intersection(words)))
     return TacticsUsed(names, _invocations(data), watch.intersection(words) if watch else frozenset())
 
 
 def _names(data: bytes) -> frozenset[str]:
     """`tactic_names` of UTF-8 proof lines joined by newlines."""
     words = data.translate(_TO_WORDS).split()
-    return frozenset(word.decode() for word in _TACTIC_WORDS.intersection(words))
+    return frozenset(map(bytes.decode, _TACTIC_WORDS.intersection(words)))
 
 
 def _invocations(data: bytes) -> frozenset[bytes]:
