@@ -9,7 +9,7 @@ from typing import Any
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
 from kimina_format.length import length_penalty
 from kimina_format.metrics import FormatMetrics, measure
-from kimina_format.parsing import Completion, parse_completion
+from kimina_format.parsing import Completion, frozen_instance, parse_completion
 from kimina_format.rules import judge
 from kimina_format.violations import Violation, ViolationCode
 
@@ -85,16 +85,17 @@ def check_format(
     penalty = length_penalty(metrics.tokens, config)
     ok = not violations
     # `FormatVerdict(...)` without its frozen `__init__` (six `object.__setattr__` calls): one per completion adds up.
-    verdict = object.__new__(FormatVerdict)
-    verdict.__dict__.update(
-        ok=ok,
-        violations=violations,
-        metrics=metrics,
-        length_penalty=penalty,
-        score=1.0 - penalty if ok else 0.0,
-        completion=completion,
+    return frozen_instance(
+        FormatVerdict,
+        dict(
+            ok=ok,
+            violations=violations,
+            metrics=metrics,
+            length_penalty=penalty,
+            score=1.0 - penalty if ok else 0.0,
+            completion=completion,
+        ),
     )
-    return verdict
 
 
 def format_rewards(

@@ -23,7 +23,7 @@ from kimina_format.lean_source import (
     split_lean,
 )
 from kimina_format.padding import junk_characters, over_limit_run
-from kimina_format.parsing import Block, Completion
+from kimina_format.parsing import Block, Completion, frozen_instance
 from kimina_format.repetition import Repetition, line_keys, measure_repetition
 from kimina_format.statement import final_statement_matches
 from kimina_format.tactics import iou, tactics_used
@@ -209,15 +209,11 @@ _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 
 
 def _metrics(values: dict[str, Any]) -> FormatMetrics:
-    """`FormatMetrics(**values)`, without its `__init__`.
+    """`FormatMetrics(**values)`, without its `__init__` (see `frozen_instance`).
 
-    A frozen dataclass's `__init__` sets each of the 33 fields through `object.__setattr__`, which costs more than all
-    the rules together; it validates nothing, so filling the instance's `__dict__` gives the same object.
+    Its 50 `object.__setattr__` calls would cost more than all the rules together.
     """
-    metrics = object.__new__(FormatMetrics)
-    metrics.__dict__.update(_METRIC_DEFAULTS)
-    metrics.__dict__.update(values)
-    return metrics
+    return frozen_instance(FormatMetrics, _METRIC_DEFAULTS, values)
 
 
 def measure(
@@ -300,7 +296,7 @@ def measure(
         return _metrics(metrics)
 
     comments = final.comments
-    body_comments = final.body_comments if comments else ()
+    body_comments = final.body_comments
     proof_comment_chars = non_space_length("".join([c.text for c in body_comments])) if body_comments else 0
     code_comment_chars = non_space_length("".join([c.text for c in comments])) if comments else 0
     body_chars = non_space_length("".join(final.body))

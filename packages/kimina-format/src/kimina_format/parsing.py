@@ -8,11 +8,12 @@ All scans are single passes with `str.find` and anchored regexes, so the time is
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
-__all__ = ["THINK_CLOSE", "THINK_OPEN", "Block", "Completion", "Span", "parse_completion"]
+__all__ = ["THINK_CLOSE", "THINK_OPEN", "Block", "Completion", "Span", "frozen_instance", "parse_completion"]
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
@@ -22,6 +23,7 @@ LEAN_LANGUAGES = ("lean4", "lean")
 # A fence may be indented (models indent fences inside lists), but not by more than this: it keeps the look-behind
 # for the line start bounded, so a megabyte-long line full of backticks is still scanned in linear time.
 _MAX_FENCE_INDENT = 16
+_T = TypeVar("_T")
 _TICKS = re.compile("`+")
 # A fence of exactly three backticks at the start of its line, with its info string; or (no `info` group) any other
 # ```` ``` ````. It is written to start with the backticks, so the regex engine skips the prose between fences in C.
@@ -79,6 +81,18 @@ class Block(NamedTuple):
     def body(self) -> Span:
         """Where `text` lies."""
         return Span(self.body_start, self.body_start + len(self.text))
+
+
+def frozen_instance(cls: type[_T], *fields: Mapping[str, Any]) -> _T:
+    """An instance of the frozen dataclass `cls` with its `__dict__` filled from `fields` (later ones win).
+
+    A frozen dataclass's `__init__` sets each field through `object.__setattr__`; it validates nothing, so filling the
+    `__dict__` gives the same object, and a check makes three such objects (one with 50 fields) per completion.
+    """
+    instance = object.__new__(cls)
+    for values in fields:
+        instance.__dict__.update(values)
+    return instance
 
 
 def _block(fields: tuple[str, str, int, int, int, bool]) -> Block:
@@ -271,23 +285,23 @@ def parse_completion(text: str) -> Completion:
     thinking_blocks = _scan_blocks(text, thinking.start, thinking.end) if thinking is not None else []
     after = _scan_blocks(text, code_region_start, len(text))
     code_blocks = tuple([b for b in after if b.language in LEAN_LANGUAGES])
-    # `Completion(...)` without its `__init__`, which sets each field through `object.__setattr__` (see `_metrics` in
-    # `kimina_format.metrics`): a tiny completion's whole check is a few hundred function calls, and this saves nine.
-    completion = object.__new__(Completion)
-    completion.__dict__.update(
-        text=text,
-        think=think,
-        thinking_span=thinking,
-        think_closed=closed,
-        think_open_tags=open_tags,
-        think_close_tags=close_tags,
-        thinking_blocks=tuple(thinking_blocks),
-        code_blocks=code_blocks,
-        other_blocks_after=(
-            () if len(code_blocks) == len(after) else tuple([b for b in after if b.language not in LEAN_LANGUAGES])
+    # `Completion(...)` without its `__init__`: a tiny completion's whole check is a few hundred calls; this saves nine.
+    return frozen_instance(
+        Completion,
+        dict(
+            text=text,
+            think=think,
+            thinking_span=thinking,
+            think_closed=closed,
+            think_open_tags=open_tags,
+            think_close_tags=close_tags,
+            thinking_blocks=tuple(thinking_blocks),
+            code_blocks=code_blocks,
+            other_blocks_after=(
+                () if len(code_blocks) == len(after) else tuple([b for b in after if b.language not in LEAN_LANGUAGES])
+            ),
         ),
     )
-    return completion
 
 
 def _scan_blocks(text: str, start: int, end: int) -> list[Block]:
@@ -323,7 +337,7 @@ def _scan_plain_blocks(text: str, start: int, end: int) -> list[Block] | None:
             body_start,
             True,
         )
-        blocks.append(tuple.__new__(Block, fields))
+        blocks.append(_block(fields))
     return blocks
 
 

@@ -128,7 +128,7 @@ def measure_repetition(
     paragraphs = _paragraph_repeats(keys, config.repetition_min_chars) if counted else 0
     template, alike = _templates(units, key_lines, config, text, edges)
     medium = _medium_repeats(units, key_lines, len(units) - len(long), config, edges)
-    short_loop = _short_loop(key_lines, line_counts, config, text, edges)
+    short_loop = _short_loop(key_lines, line_counts, top_line, config, text, edges)
     if not long:
         return Repetition(
             lines,
@@ -301,9 +301,9 @@ def _alike_groups(lines: list[str], limit: int, numbers: dict[str, tuple[str, ..
     `_MIN_VARIANTS` different ones, cannot hold a group that counts. In a split that can, the lines form at most
     `_MAX_GROUPS` groups, each led by its first line: a line alike to no leader starts a group while there is room,
     and else takes the place of the group that took a line longest ago (so groups opened and left, by lines that
-    lead nothing or by decoys, cannot keep a loop's copies out). A stock phrase in two or three wordings (`Let me check this again.`, `Let me check that
-    again.`) is a group of few different lines, however often it is said; a counter's copies are many. `numbers`
-    holds the numbers of the lines seen so far, and is filled in.
+    lead nothing or by decoys, cannot keep a loop's copies out). A stock phrase in two or three wordings (`Let me
+    check this again.`, `Let me check that again.`) is a group of few different lines, however often it is said; a
+    counter's copies are many. `numbers` holds the numbers of the lines seen so far, and is filled in.
     """
     splits: dict[tuple[str, ...], list[str]] = {}
     for line in lines:
@@ -354,6 +354,7 @@ def _largest_alike_group(lines: list[str]) -> int:
 def _short_loop(
     key_lines: list[bytes],
     counts: Counter[bytes],
+    top: int,
     config: FormatConfig,
     text: Callable[[], str],
     edges: Callable[[], Sequence[int]] = tuple,
@@ -364,12 +365,12 @@ def _short_loop(
     lines are all `max_consecutive_repeats` sees. A loop of `c` copies repeats each of its lines `c` times, so only
     stretches of lines seen more than the bound go on; each is checked by keys, then, when over the bound, on the
     lines themselves (spaces deleted, digits kept: `n = 3`, `n = 4` is an enumeration). `key_lines` are every
-    line's key, `counts` how often each non-blank one occurs.
+    line's key, `counts` how often each non-blank one occurs, and `top` the largest of those counts.
     """
     limit = config.max_short_consecutive_repeats
     if limit is None:
         return 0
-    if max(counts.values(), default=0) <= limit:
+    if top <= limit:
         return 0
     filled = list(filter(None, key_lines))
     hot = set(compress(counts, map(limit.__lt__, counts.values())))
