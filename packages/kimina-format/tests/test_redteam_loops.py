@@ -183,12 +183,9 @@ ATTACKS: dict[str, tuple[Attack, tuple[Any, ...]]] = {
     ),
     "two different counters at the two ends": (
         Attack(lambda ls: "\n".join(f"{n} says: {ls[0]} ({r})" for n, r in zip(NAMES, ROMAN, strict=True))),
-        (
-            hole(
-                "counters of different lengths at both ends shift the middle band by half the length difference,"
-                " so no band is repeated more than max_template_repeats times"
-            ),
-        ),
+        # closed: the middle band shifts with the counters' lengths, but most copies keep it, and a stretch of
+        # flagged units may hold two that keep no band seen often enough
+        (),
     ),
     "a spelled and a numbered counter": (
         Attack(lambda ls: "\n".join(f"Attempt {w} (try {i}): {ls[0]}" for i, w in enumerate(SPELLED, 1)), most=90),
@@ -221,19 +218,16 @@ ATTACKS: dict[str, tuple[Attack, tuple[Any, ...]]] = {
         Attack(lambda ls: "\n".join(two_words(ls[0], w, r) for w, r in zip(SPELLED, ROMAN, strict=True)), least=60),
         (
             hole(
-                "_alike allows two changes only at both ends or within 12 characters: two changed words at 30% and"
-                " 60% of a line fail both its three-quarters and its middle-half tests"
+                "two counters replaced in two places are a table's two columns to _alike (`The variable a appears"
+                " only in the first factor`, then `b` and `second`): only a word moved counts in two places"
             ),
         ),
     ),
     "a filler word inserted at a random place": (
         Attack(lambda ls: "\n".join(filler_anywhere(ls[0], 20, seed=1)), most=99),
-        (
-            hole(
-                "each copy is one insertion away from the original but two away from the copy before it, and _alike"
-                " compares with the copy before"
-            ),
-        ),
+        # closed: a word added in one copy and dropped in the next is `_WORD_MOVED`, and the loop's period is the
+        # shortest that holds
+        (),
     ),
     "a homoglyph at a moving place": (
         Attack(lambda ls: "\n".join(homoglyph(ls[0], k, 16) for k in range(16)), least=60),

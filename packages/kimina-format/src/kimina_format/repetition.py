@@ -36,6 +36,10 @@ _MAX_LOOP_LINES = 1024
 _REPEATED_STRETCH = re.compile(rb"\x01{2,}")
 # A word that a loop's copies may differ in, on lines too short for the three-quarters rule of `_alike`.
 _WORD_CHARS = 12
+# Fewest characters of the common stretch between two changes that `_moved_word` accepts.
+_CORE_CHARS = 4
+# Most units in a row without a band seen often enough that a stretch the template loop confirms may hold.
+_FLAG_GAP = 2
 # How many groups of alike lines `_alike_groups` keeps apart among the lines that share a band.
 _MAX_GROUPS = 8
 # Fewest different lines in a group of alike lines that `max_alike_lines` counts: a counter makes many.
@@ -200,7 +204,8 @@ def _templates(
     `key_lines` (every line's key).
 
     The gate is in C: a loop of `c` copies repeats a band of each of its lines `c` times, so only stretches of units
-    that each hold a band seen more than `max_template_repeats` times can hold one. There the passage is confirmed
+    that each hold a band seen more than `max_template_repeats` times (but for lone units between them: a copy that
+    reworded both its ends) can hold one. There the passage is confirmed
     on the lines themselves (spaces deleted, digits kept) by `_alike`, so an enumeration (the same words around new
     numbers) is not a loop. The copies of a line spread out (other lines between them, or two loops interleaved)
     share a band too: each band seen more than `max_alike_lines` times is split into groups of alike lines
@@ -251,7 +256,9 @@ def _templates(
             if top > loop_limit:
                 hot = set(compress(count, map(loop_limit.__lt__, count.values())))
                 flags = bytes(map(or_, flags, map(hot.__contains__, kind)))
-        for stretch in re.finditer(rb"\x01{%d,}" % (loop_limit + 1), flags):
+        # A copy that reworded its opening and its ending keeps no band of the others: a stretch may hold up to
+        # `_FLAG_GAP` such units in a row between flagged ones.
+        for stretch in re.finditer(rb"\x01(?:\x00{0,%d}\x01){%d,}" % (_FLAG_GAP, loop_limit), flags):
             # Lines on either side of a tactic block were not written in a row (twelve hints tried, each in a block).
             for start, end in _segments(locate(), *stretch.span(), edges()):
                 if end - start > loop_limit:
@@ -446,10 +453,11 @@ def _similar_loop(lines: list[str], bands: tuple[list[bytes], ...]) -> int:
     """Most copies in a row of a passage of `lines` whose copies are alike (`_alike`), a word changed in one at least.
 
     `_longest_loop` with likeness for equality: a line continues a run when it is like the line one period back, and
-    otherwise starts a candidate period at the last earlier line that shares one of its `bands` (an opening, an
-    ending, a middle), if it is like that one. A run counts only once a word changed in it: equal copies are the
-    other loop rules' to bound (`max_short_line_repeats`, `max_consecutive_repeats`), and copies whose numbers
-    change are an enumeration (`max_line_repeats`); both may still be lines of a passage that loops with a counter.
+    otherwise starts a candidate period at the nearest earlier line that is the line before or shares one of its
+    `bands` (an opening, an ending, a middle), if it is like that one. A run counts only once a word changed in it:
+    equal copies are the other loop rules' to bound (`max_short_line_repeats`, `max_consecutive_repeats`), and
+    copies whose numbers change are an enumeration (`max_line_repeats`); both may still be lines of a passage that
+    loops with a counter.
     """
     best = 1
     last: list[dict[bytes, int]] = [{} for _ in bands]
@@ -463,10 +471,12 @@ def _similar_loop(lines: list[str], bands: tuple[list[bytes], ...]) -> int:
         else:
             period = run = 0
             varied = False
-            for seen, kind in zip(last, bands, strict=True):
-                previous = seen.get(kind[i])
-                if previous is None or i - previous > _MAX_LOOP_LINES:
-                    continue
+            # The line before and the earlier lines that share a band, nearest first: the shortest period that holds
+            # is the loop's (copies that each add a word may share no band with the copy before, only with others).
+            found = {i - 1, *(seen.get(kind[i], -1) for seen, kind in zip(last, bands, strict=True))}
+            for previous in sorted(found, reverse=True):
+                if previous < 0 or i - previous > _MAX_LOOP_LINES:
+                    break
                 likeness = _alike(lines[previous], line)
                 if likeness:
                     period, run, varied = i - previous, 1, likeness == _WORD_CHANGED
@@ -483,36 +493,89 @@ _UNLIKE, _SAME_WORDS, _WORD_CHANGED = 0, 1, 2
 
 
 def _alike(a: str, b: str) -> int:
-    """Whether `b` is `a` with a word or two changed, in one place or at both ends, and whether only words changed.
+    """Whether `b` is `a` with a word or two changed, in one place, at both ends or moved, and whether only words changed.
 
     One place: their common opening and ending cover three quarters of the longer line, or leave at most
     `_WORD_CHARS` characters between them (a word, on a short line). Both ends: the lines are within a third of each
-    other's length and the middle half of `a` is in `b` verbatim.
+    other's length and the middle half of `a` is in `b` verbatim. Moved: a word added in one place and one dropped
+    in another (`_moved_word`): copies of an unseen original that each add or drop a word, in a place of their own,
+    differ from one another so, and the copy before is no closer than any other.
 
     Returns:
-        `_WORD_CHANGED`; `_SAME_WORDS` when the lines are equal or a number changed (an enumeration: `x = 3 is a
-        solution`, `x = 4 is not a solution`; `h₀`, `h₁`), whatever words changed with it; or `_UNLIKE`.
+        `_WORD_CHANGED`; `_SAME_WORDS` when the lines are equal or a number changed in one place (an enumeration: `x
+        = 3 is a solution`, `x = 4 is not a solution`; `h₀`, `h₁`), whatever words changed with it; or `_UNLIKE`.
+        Words replaced in two places are `_UNLIKE`: a table's rows differ so (`The variable a appears only in the
+        first factor`, then `b` and `second`).
     """
     if a == b:
         return _SAME_WORDS
-    if not _reworded(a, b):
-        return _UNLIKE
-    # Numbers that change are what an enumeration changes, and a reasoning that checks values one by one says what
-    # each gives in words; copies whose numbers change have equal keys, bounded by `max_line_repeats` instead.
-    return _SAME_WORDS if _NUMBER.findall(a) != _NUMBER.findall(b) else _WORD_CHANGED
+    longer, shorter = max(len(a), len(b)), min(len(a), len(b))
+    word = max(_WORD_CHARS, longer // 8)
+    if longer - shorter > 2 * word:
+        return _UNLIKE  # neither way can hold: cheap, and most pairs of unrelated lines end here
+    head = _common_opening(a, b, shorter)
+    tail = _common_opening(a[::-1], b[::-1], shorter - head)
+    if _one_place(a, b, head, tail):
+        # Numbers that change are what an enumeration changes, and a reasoning that checks values one by one says
+        # what each gives in words; copies whose numbers change have equal keys, bounded by `max_line_repeats`.
+        return _SAME_WORDS if _NUMBER.findall(a) != _NUMBER.findall(b) else _WORD_CHANGED
+    # A moved word changes no number in place, as an enumeration does: its numbers come and go with it (`x_1`).
+    return _WORD_CHANGED if _moved_word(a, b, head, tail) else _UNLIKE
 
 
 def _reworded(a: str, b: str) -> bool:
     """Whether the different lines `a` and `b` differ in one place or at both ends only (`_alike`, numbers aside)."""
+    shorter = min(len(a), len(b))
+    head = _common_opening(a, b, shorter)
+    return _one_place(a, b, head, _common_opening(a[::-1], b[::-1], shorter - head))
+
+
+def _one_place(a: str, b: str, head: int, tail: int) -> bool:
+    """`_reworded`, given the lengths of the common opening and ending of `a` and `b`."""
     longer, shorter = max(len(a), len(b)), min(len(a), len(b))
     if longer - shorter > max(_WORD_CHARS, longer // 4):
-        return False  # none of the ways below can hold: cheap, and most pairs a band brings together end here
-    head = _common_opening(a, b, shorter)
-    tail = _common_opening(a[::-1], b[::-1], shorter - head)
+        return False
     if 4 * (head + tail) < 3 * longer and longer - head - tail > _WORD_CHARS:
         quarter = len(a) // 4
         return 3 * longer <= 4 * shorter and a[quarter : len(a) - quarter] in b
     return True
+
+
+def _moved_word(a: str, b: str, head: int, tail: int) -> bool:
+    """Whether `b` is `a` with a word added in one place and a word dropped in another (or two added, or dropped).
+
+    Between their common opening (`head` characters) and ending (`tail`), each line is a change, a common stretch
+    and another change, each change at most `_WORD_CHARS` characters (or an eighth of the longer line: a formula is
+    a long word) and empty in one of the lines; the common parts cover two thirds of the longer line. The line whose
+    first change is empty starts what it has left with the common stretch, so the stretch is looked for in the
+    other only near its start.
+    """
+    longer = max(len(a), len(b))
+    word = max(_WORD_CHARS, longer // 8)
+    rest_a, rest_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    # The common stretch holds at least what the two thirds need beyond the opening and ending.
+    size = max(_CORE_CHARS, -(-2 * longer // 3) - head - tail)
+    return _starts_common(rest_a, rest_b, size, word) or _starts_common(rest_b, rest_a, size, word)
+
+
+def _starts_common(first: str, other: str, size: int, word: int) -> bool:
+    """Whether `first` is a common stretch then a change, and `other` a change, the stretch and a change.
+
+    The stretch has at least `size` characters, each change at most `word`, and one of the last two is empty (see
+    `_moved_word`).
+    """
+    core = first[:size]
+    if len(core) < size:
+        return False
+    at = other.find(core, 1, word + size + 1)
+    while at != -1:
+        end = at + size
+        right = _common_opening(first[size:], other[end:], min(len(first) - size, len(other) - end))
+        after = (len(first) - size - right, len(other) - end - right)
+        if 0 in after and max(*after, at) <= word:
+            return True
+        at = other.find(core, at + 1, word + size + 1)
+    return False
 
 
 def _common_opening(a: str, b: str, most: int) -> int:
