@@ -145,3 +145,18 @@ def test_python_dash_m_reads_stdin(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["ok"] is True
+
+
+def test_a_lone_surrogate_round_trips_in_json(tmp_path: Path) -> None:
+    # Written raw, a lone surrogate cannot be encoded; the run escapes it, which JSON reads back as the same string.
+    completion = build_completion().replace("```lean4\n", "```lean4\n-- \ud800\n", 1)
+    path = write_jsonl(tmp_path / "rows.jsonl", [{"completion": completion}])
+    result = subprocess.run(
+        [sys.executable, "-m", "kimina_format", "check", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "\ud800" in json.loads(result.stdout)["code"]

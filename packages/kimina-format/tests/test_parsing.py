@@ -200,3 +200,20 @@ def test_the_fence_scanners_agree_on_real_completions(real_rows: list[dict[str, 
             plain = parsing._scan_plain_fences(text, start, len(text))
             assert plain is not None and parsing._scan_plain_blocks(text, start, len(text)) == plain
             assert parsing._scan_any_fences(text, start, len(text)) == plain
+
+
+@pytest.mark.parametrize("where", ["reasoning", "tactic block", "summary", "final code", "after the code"])
+def test_a_lone_surrogate_is_measured_not_raised(where: str) -> None:
+    # JSON allows "\ud800" and no tokenizer writes it: such a text is hostile input, checked like any other.
+    good = build_completion()
+    text = {
+        "reasoning": good.replace("<think>\n", "<think>\n\ud800 \udfff\n", 1),
+        "tactic block": good.replace("```tactics\n", "```tactics\n-- \ud800\n", 1),
+        "summary": good.replace("</think>\n", "</think>\nDone \ud800.\n", 1),
+        "final code": good.replace("```lean4\n", "```lean4\n-- \udc00\n", 1),
+        "after the code": good + "\ud800",
+    }[where]
+    verdict = check_format(text, formal_statement=SAMPLE_HEADER + SAMPLE_STATEMENT)
+    assert verdict.metrics.chars == len(text)
+    if where == "reasoning":
+        assert verdict.metrics.invisible_chars == 2

@@ -8,6 +8,7 @@ rows at all) or a command-line usage error.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections import Counter
@@ -30,6 +31,11 @@ class InputError(Exception):
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (see the module docstring)."""
     args = _parser().parse_args(argv)
+    for stream in (sys.stdout, sys.stderr):
+        # A lone surrogate in a row (JSON allows `"\\ud800"`) is written as its escape, which in JSON output is the
+        # same string, rather than failing the run.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         return _check(args.file, args.field, args.statement_field, as_json=args.json)
     except InputError as error:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import AnyStr, NamedTuple
 
+from kimina_format.parsing import UTF8_ERRORS
+
 __all__ = ["Junk", "junk_characters", "longest_run", "over_limit_run"]
 
 # Bytes of printable ASCII and newline: deleting them leaves the non-ASCII characters (whole UTF-8 sequences, so it
@@ -12,11 +14,12 @@ __all__ = ["Junk", "junk_characters", "longest_run", "over_limit_run"]
 _PLAIN_BYTES = bytes(range(32, 127)) + b"\n"
 # Characters that show nothing or look like a space: C0/C1 controls, no-break and other non-ASCII spaces, soft hyphen,
 # combining grapheme joiner, Hangul and Mongolian fillers, zero-width and bidi format characters, word joiners,
-# ideographic space, variation selectors, the BOM, interlinear annotation, tag characters, blank Braille.
+# ideographic space, variation selectors, the BOM, interlinear annotation, tag characters, blank Braille, and lone
+# surrogates (`UTF8_ERRORS`).
 _INVISIBLE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\xa0\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u1680"
     "\u2000-\u200f\u2028-\u202f\u205f-\u206f\u2800\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
-    "\U000e0000-\U000e0fff]"
+    "\U000e0000-\U000e0fff\ud800-\udfff]"
 )
 # Pictographs: emoji and their modifiers, miscellaneous symbols and dingbats, arrows-and-shapes blocks that math never
 # uses, private use. Not mathematical operators, arrows, letter-like symbols or CJK, which real reasoning is full of.
@@ -40,7 +43,10 @@ def junk_characters(data: bytes) -> Junk:
     rest = data.translate(None, _PLAIN_BYTES)
     if not rest:
         return Junk(0, 0, 0)
-    text = rest.decode("utf-8", "replace")
+    try:
+        text = rest.decode("utf-8", UTF8_ERRORS)
+    except UnicodeDecodeError:  # not what `Completion.prose_utf8` gives: bytes that are not UTF-8 at all
+        text = rest.decode("utf-8", "replace")
     return Junk(len(_INVISIBLE.findall(text)), len(_SYMBOL.findall(text)), text.count("\t"))
 
 

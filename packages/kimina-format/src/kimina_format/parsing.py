@@ -13,8 +13,21 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple, TypeVar
 
-__all__ = ["THINK_CLOSE", "THINK_OPEN", "Block", "Completion", "Span", "frozen_instance", "parse_completion"]
+__all__ = [
+    "THINK_CLOSE",
+    "THINK_OPEN",
+    "UTF8_ERRORS",
+    "Block",
+    "Completion",
+    "Span",
+    "frozen_instance",
+    "parse_completion",
+]
 
+UTF8_ERRORS = "surrogatepass"
+"""How the text is encoded to UTF-8 for the byte-level measures: a lone surrogate (JSON allows `"\\ud800"`, no
+tokenizer writes one) is kept as its three bytes, so a hostile text is measured (as invisible characters) and never
+raises."""
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 TACTICS_LANGUAGE = "tactics"
@@ -175,13 +188,14 @@ class Completion:
     @cached_property
     def reasoning(self) -> str:
         """The thinking with its ```` ```tactics ```` and Lean blocks cut out: the natural-language reasoning."""
-        return "\n".join(self._reasoning_pieces())
+        return "\n".join(self._reasoning_pieces)
 
-    def _reasoning_pieces(self) -> list[str]:
-        """The stretches of the thinking between its tactic and Lean blocks."""
+    @cached_property
+    def _reasoning_pieces(self) -> tuple[str, ...]:
+        """The stretches of the thinking between its tactic and Lean blocks (cut once: the prose is read three ways)."""
         span = self.thinking_span
         if span is None:
-            return []
+            return ()
         pieces: list[str] = []
         pos = span.start
         for block in self.thinking_blocks:
@@ -189,9 +203,9 @@ class Completion:
                 pieces.append(self.text[pos : block.start])
                 pos = block.end
         pieces.append(self.text[pos : span.end])
-        return pieces
+        return tuple(pieces)
 
-    @property
+    @cached_property
     def summary(self) -> str:
         """Text between `</think>` and the first Lean block after it (the rest of the text when there is none)."""
         if self.think is None or not self.think_closed:
@@ -210,7 +224,7 @@ class Completion:
         edges: list[int] = []
         line = 0
         cut = [b.text for b in self.thinking_blocks if b.language == TACTICS_LANGUAGE or b.language in LEAN_LANGUAGES]
-        for i, piece in enumerate(self._reasoning_pieces()[:-1]):
+        for i, piece in enumerate(self._reasoning_pieces[:-1]):
             line += piece.count("\n") + 1
             if i == 0 or cut[i].strip() != cut[i - 1].strip():
                 edges.append(line)
@@ -225,11 +239,11 @@ class Completion:
     @cached_property
     def prose_utf8(self) -> bytes:
         """`prose` in UTF-8, encoded piece by piece (cheaper than joining the pieces into one string first)."""
-        pieces = self._reasoning_pieces()
+        encoded = [piece.encode(errors=UTF8_ERRORS) for piece in self._reasoning_pieces]
         summary = self.summary
         if summary.strip():
-            pieces.append(summary)
-        return b"\n".join([piece.encode() for piece in pieces])
+            encoded.append(summary.encode(errors=UTF8_ERRORS))
+        return b"\n".join(encoded)
 
     @cached_property
     def inline_tactics(self) -> tuple[str, ...]:

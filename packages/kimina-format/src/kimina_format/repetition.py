@@ -14,11 +14,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from itertools import compress
-from operator import getitem, itemgetter, or_
+from operator import getitem, itemgetter
 from typing import NamedTuple, cast
 
 from kimina_format.config import FormatConfig
 from kimina_format.padding import over_limit_run
+from kimina_format.parsing import UTF8_ERRORS
 
 __all__ = [
     "Repetition",
@@ -68,8 +69,8 @@ class Repetition(NamedTuple):
         anchored_copies: Most long lines that share the same anchored band (see `_anchored_copies`), when there
             are more long lines than `max_paraphrased_copies` (0 otherwise).
         paragraph_repeats: Occurrences of the most repeated paragraph (a stretch between blank lines, by its keys)
-            of at least `repetition_min_chars` bytes, when a line occurs more than `max_paragraph_repeats` times (0
-            otherwise: no paragraph can then occur more often than that).
+            of at least `repetition_min_chars` bytes, when the lines that occur more than `max_paragraph_repeats`
+            times could make up such a paragraph (0 otherwise: no paragraph can then occur more often than that).
         template_repeats: Copies in a row of the most looped passage of lines alike but for a word or two (see
             `_templates`), when more than `max_template_repeats` (0 otherwise).
         alike_lines: Most lines alike to one line with a word changed, wherever they are (see `_alike_groups`),
@@ -128,7 +129,9 @@ def measure_repetition(
     # line occurs often enough for one to break the bound.
     top_line = max(line_counts.values(), default=0)
     paragraph_limit = config.max_paragraph_repeats
-    counted = paragraph_limit is None or top_line > paragraph_limit
+    counted = paragraph_limit is None or (
+        top_line > paragraph_limit and _paragraph_room(line_counts, paragraph_limit) >= config.repetition_min_chars
+    )
     paragraphs = _paragraph_repeats(keys, config.repetition_min_chars) if counted else 0
     template, alike = _templates(units, key_lines, config, text, edges)
     medium = _medium_repeats(units, key_lines, len(units) - len(long), config, edges)
@@ -251,11 +254,13 @@ def _templates(
 
     loop = 0
     if loop_limit is not None and max(tops) > loop_limit:
-        flags = bytes(len(units))
+        # Each unit's flag: whether one of its bands is seen more than `loop_limit` times, the kinds or-ed as integers.
+        mask = 0
         for kind, count, top in zip(kinds, counts, tops, strict=True):
             if top > loop_limit:
                 hot = set(compress(count, map(loop_limit.__lt__, count.values())))
-                flags = bytes(map(or_, flags, map(hot.__contains__, kind)))
+                mask |= int.from_bytes(bytes(map(hot.__contains__, kind)))
+        flags = mask.to_bytes(len(units))
         # A copy that reworded its opening and its ending keeps no band of the others: a stretch may hold up to
         # `_FLAG_GAP` such units in a row between flagged ones.
         for stretch in re.finditer(rb"\x01(?:\x00{0,%d}\x01){%d,}" % (_FLAG_GAP, loop_limit), flags):
@@ -602,6 +607,16 @@ def _paragraph_repeats(keys: bytes, min_chars: int) -> int:
     return max((n for paragraph, n in counts.items() if n > 1 and len(paragraph) >= min_chars), default=1)
 
 
+def _paragraph_room(counts: Counter[bytes], limit: int) -> int:
+    """The most key bytes a paragraph occurring more than `limit` times could hold, from the lines' counts.
+
+    Such a paragraph's copies are apart, so each of its lines occurs more than `limit` times for each time the
+    paragraph holds it: a line seen `n` times gives at most `n // (limit + 1)` lines of it, and each line a newline.
+    """
+    times = limit + 1
+    return sum([(len(key) + 1) * (n // times) for key, n in counts.items() if n > limit])
+
+
 def _over(count: int, bound: int | None) -> bool:
     """Whether `count` long lines could hold a group over `bound` (always measured when there is no bound)."""
     return bound is None or count > bound
@@ -644,7 +659,7 @@ def _long_lines(min_chars: int) -> re.Pattern[bytes]:
 
 def line_keys(text: str) -> list[bytes]:
     """Near-duplicate keys of each line of `text`, in order."""
-    return text.encode().translate(_KEY_TABLE, _KEY_DELETE).split(b"\n")
+    return text.encode(errors=UTF8_ERRORS).translate(_KEY_TABLE, _KEY_DELETE).split(b"\n")
 
 
 def exact_long_lines(text: str, min_chars: int, keys: list[bytes] | None = None) -> list[str]:

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from itertools import compress
 from typing import NamedTuple, TypeVar
 
+from kimina_format.parsing import UTF8_ERRORS
+
 __all__ = ["TACTIC_NAMES", "TacticsUsed", "iou", "tactic_invocations", "tactic_names", "tactics_used"]
 
 T = TypeVar("T")
@@ -50,7 +52,7 @@ _BULLET = "·".encode()
 
 def tactic_names(lines: Iterable[str]) -> frozenset[str]:
     """The set of known tactic names used in `lines` of comment-free Lean proof text."""
-    return _names("\n".join(lines).encode())
+    return _names("\n".join(lines).encode(errors=UTF8_ERRORS))
 
 
 def tactic_invocations(lines: Iterable[str]) -> frozenset[bytes]:
@@ -60,7 +62,7 @@ def tactic_invocations(lines: Iterable[str]) -> frozenset[bytes]:
     `nlinarith [sq_nonneg (x - 1)]` one invocation; merging `x y` into `xy` cannot matter for a similarity score.
     The lines are UTF-8 bytes: only their equality matters.
     """
-    return _invocations("\n".join(lines).encode())
+    return _invocations("\n".join(lines).encode(errors=UTF8_ERRORS))
 
 
 class TacticsUsed(NamedTuple):
@@ -76,7 +78,7 @@ def tactics_used(lines: Iterable[str], watch: frozenset[bytes] = frozenset()) ->
 
     `watch` holds identifier-shaped words (UTF-8); a caller uses it to learn cheaply whether a rarer check is needed.
     """
-    data = "\n".join(dict.fromkeys(lines)).encode()
+    data = "\n".join(dict.fromkeys(lines)).encode(errors=UTF8_ERRORS)
     words = data.translate(_TO_WORDS).split()
     names = frozenset(map(bytes.decode, _TACTIC_WORDS.intersection(words)))
     return TacticsUsed(names, _invocations(data), watch.intersection(words) if watch else frozenset())
