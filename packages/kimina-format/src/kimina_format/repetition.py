@@ -259,8 +259,8 @@ def _templates(
         for kind, count, top in zip(kinds, counts, tops, strict=True):
             if top > loop_limit:
                 hot = set(compress(count, map(loop_limit.__lt__, count.values())))
-                mask |= int.from_bytes(bytes(map(hot.__contains__, kind)))
-        flags = mask.to_bytes(len(units))
+                mask |= int.from_bytes(bytes(map(hot.__contains__, kind)), "big")
+        flags = mask.to_bytes(len(units), "big")
         # A copy that reworded its opening and its ending keeps no band of the others: a stretch may hold up to
         # `_FLAG_GAP` such units in a row between flagged ones.
         for stretch in re.finditer(rb"\x01(?:\x00{0,%d}\x01){%d,}" % (_FLAG_GAP, loop_limit), flags):
