@@ -45,6 +45,8 @@ _FLAG_GAP = 2
 _MAX_GROUPS = 8
 # Fewest different lines in a group of alike lines that `max_alike_lines` counts: a counter makes many.
 _MIN_VARIANTS = 6
+# The first length `_common_opening` tries before doubling: most lines it compares share less.
+_FIRST_PROBE = 8
 # A number, in ASCII digits or as subscript or superscript digits (`h₀`, `x²`).
 _NUMBER = re.compile("[0-9\u2080-\u2089\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 
@@ -519,7 +521,7 @@ def _alike(a: str, b: str) -> int:
     if longer - shorter > 2 * word:
         return _UNLIKE  # neither way can hold: cheap, and most pairs of unrelated lines end here
     head = _common_opening(a, b, shorter)
-    tail = _common_opening(a[::-1], b[::-1], shorter - head)
+    tail = _common_ending(a, b, shorter - head)
     if _one_place(a, b, head, tail):
         # Numbers that change are what an enumeration changes, and a reasoning that checks values one by one says
         # what each gives in words; copies whose numbers change have equal keys, bounded by `max_line_repeats`.
@@ -532,7 +534,7 @@ def _reworded(a: str, b: str) -> bool:
     """Whether the different lines `a` and `b` differ in one place or at both ends only (`_alike`, numbers aside)."""
     shorter = min(len(a), len(b))
     head = _common_opening(a, b, shorter)
-    return _one_place(a, b, head, _common_opening(a[::-1], b[::-1], shorter - head))
+    return _one_place(a, b, head, _common_ending(a, b, shorter - head))
 
 
 def _one_place(a: str, b: str, head: int, tail: int) -> bool:
@@ -584,13 +586,39 @@ def _starts_common(first: str, other: str, size: int, word: int) -> bool:
 
 
 def _common_opening(a: str, b: str, most: int) -> int:
-    """Length of the common opening of `a` and `b`, at most `most`: a binary search of slice comparisons, in C."""
+    """Length of the common opening of `a` and `b`, at most `most`: slice comparisons, in C.
+
+    Lines compared here mostly share little (a band brought them together), so the search first doubles a short
+    opening, then bisects the last step.
+    """
     if a[:most] == b[:most]:
         return most
-    low, high = 0, most - 1  # the opening is shorter than `most`
+    low, high = 0, min(_FIRST_PROBE, most)  # a[:low] is common; a[:high] may not be
+    while high < most and a[:high] == b[:high]:
+        low, high = high, min(2 * high, most)
+    high -= 1  # the opening is shorter than the last probe that failed (or than `most`)
     while low < high:
         mid = (low + high + 1) // 2
         if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _common_ending(a: str, b: str, most: int) -> int:
+    """Length of the common ending of `a` and `b`, at most `most` (`_common_opening` from the ends)."""
+    if not most:
+        return 0
+    if a[-most:] == b[-most:]:
+        return most
+    low, high = 0, min(_FIRST_PROBE, most)
+    while high < most and a[-high:] == b[-high:]:
+        low, high = high, min(2 * high, most)
+    high -= 1
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[-mid:] == b[-mid:]:
             low = mid
         else:
             high = mid - 1
