@@ -475,12 +475,13 @@ def test_a_truncated_thinking_reports_no_unclosed_fence(build: Builder) -> None:
     assert codes(text) == {Code.THINK_UNCLOSED}
 
 
-def test_a_fence_with_a_language_inside_an_open_block_is_content(build: Builder) -> None:
-    # CommonMark: inside an open block, a fence line with an info string does not close it; the block stays closed.
+def test_a_fence_with_a_language_inside_an_open_block_means_it_was_never_closed(build: Builder) -> None:
+    # CommonMark reads the inner fence as text, so the block runs on to the next bare fence and prose and code change
+    # places: the block before it was never closed.
     block = PROOF + "\n```lean4\n" + PROOF
     verdict = check_format(build(blocks=(block, PROOF)))
-    assert verdict.metrics.unclosed_fences == 0
-    assert Code.FENCE_UNCLOSED not in verdict.codes
+    assert verdict.metrics.unclosed_fences == 1
+    assert Code.FENCE_UNCLOSED in verdict.codes
 
 
 def test_near_duplicate_settings_are_checked() -> None:

@@ -182,7 +182,8 @@ def test_tactic_blocks_merged_into_one(passing_rows: list[Row]) -> None:
             pos = block.end
         return "".join(out) + text[pos:]
 
-    run(passing_rows, mutate, {Code.TOO_FEW_TACTIC_BLOCKS}, at_least=15)
+    # The blank lines around the blocks taken out stay behind: with many blocks, runs of blank lines are padding.
+    run(passing_rows, mutate, {Code.TOO_FEW_TACTIC_BLOCKS}, at_least=15, allowed=frozenset({Code.WHITESPACE_PADDING}))
 
 
 def test_comment_only_tactic_block(passing_rows: list[Row]) -> None:

@@ -60,7 +60,11 @@ class FormatConfig:
             proof body's line count.
         max_tactic_prose_lines: Most distinct tactic-block lines that read as English sentences (two or more English
             function words that Lean never uses, outside comments).
-        max_copied_code_share: Most share of the thinking's text that is lines copied from the final code.
+        max_copied_code_share: Most share of the thinking's non-whitespace characters that is lines copied from the
+            final code (compared with their spacing deleted and subscript digits as digits, cut at `;` and `<;>`).
+        max_code_loop_repeats: Most copies in a row of one passage of proof lines, in a tactic block or the final
+            proof (a proof by cases repeats `· norm_num`; `skip` three hundred times is a loop Lean accepts).
+        max_comment_repeats: Most times one comment may occur in the final code, numbers folded (`-- check 7: ok`).
         max_proof_comment_density: Most comment share (of non-whitespace characters) in the final proof body.
         max_tactics_comment_density: Most comment share (of non-whitespace characters) over all tactic blocks.
         comment_density_free_chars: Comments totalling at most this many non-whitespace characters never count as
@@ -80,12 +84,17 @@ class FormatConfig:
         max_summary_line_repeats: Most times one non-blank line may occur in that summary.
         max_summary_boxed: Most boxed answers (LaTeX `boxed` commands) in that summary.
         max_trailing_whitespace: Most whitespace characters after the final Lean block.
-        max_space_run: Most spaces (or tabs) in a row anywhere in the completion.
-        max_blank_lines: Most blank lines in a row anywhere in the completion.
-        max_tab_chars: Most tab characters in the prose (the models write none; in code Lean refuses them).
-        max_invisible_chars: Most invisible characters in the prose: zero-width and other format characters,
-            non-ASCII spaces (no-break, ideographic, ...), control characters, variation selectors, blank Braille.
-        max_symbol_chars: Most pictographic characters in the prose (emoji, dingbats, private use).
+        max_space_run: Most spaces and tabs in a row anywhere in the completion.
+        max_blank_lines: Most blank lines in a row anywhere in the completion (a line of spaces or tabs is blank; a
+            block cut out of the prose is not).
+        max_extra_blank_lines: Most blank lines, over the whole completion, that follow another blank line (one blank
+            line between paragraphs is layout; nineteen between every two is padding).
+        max_whitespace_share: Most share of the completion's characters that are spaces, tabs or newlines.
+        max_tab_chars: Most tab characters anywhere (the models write none; in code Lean refuses them).
+        max_invisible_chars: Most invisible characters anywhere: zero-width and other format characters, non-ASCII
+            spaces (no-break, ideographic, ...), control characters, variation selectors, blank Braille, lone
+            surrogates.
+        max_symbol_chars: Most pictographic characters anywhere (emoji, dingbats, private use).
         max_junk_lines: Most prose lines (after the first) that are not words: 40 or more printable ASCII characters
             without a space (base64, ASCII art, dumps), or 40 or more of only lowercase letters and spaces, with no
             capital, digit or punctuation (word salad).
@@ -121,6 +130,8 @@ class FormatConfig:
     max_tactic_block_lines_ratio: float | None = 1.5
     max_tactic_prose_lines: int | None = 2
     max_copied_code_share: float | None = 0.5
+    max_code_loop_repeats: int | None = 16
+    max_comment_repeats: int | None = 16
     max_proof_comment_density: float | None = 0.75
     max_tactics_comment_density: float | None = 0.5
     comment_density_free_chars: int = 80
@@ -136,6 +147,8 @@ class FormatConfig:
     max_trailing_whitespace: int | None = 32
     max_space_run: int | None = 100
     max_blank_lines: int | None = 20
+    max_extra_blank_lines: int | None = 40
+    max_whitespace_share: float | None = 0.5
     max_tab_chars: int | None = 64
     max_invisible_chars: int | None = 32
     max_symbol_chars: int | None = 400

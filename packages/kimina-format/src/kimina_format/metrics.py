@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -23,8 +23,8 @@ from kimina_format.lean_source import (
     split_lean,
 )
 from kimina_format.padding import junk_characters, over_limit_run
-from kimina_format.parsing import Block, Completion, frozen_instance
-from kimina_format.repetition import Repetition, line_keys, measure_repetition
+from kimina_format.parsing import TACTICS_LANGUAGE, UTF8_ERRORS, Block, Completion, frozen_instance
+from kimina_format.repetition import Repetition, line_keys, longest_loop, measure_repetition
 from kimina_format.statement import final_statement_matches
 from kimina_format.tactics import iou, tactics_used
 
@@ -47,6 +47,17 @@ _DIGITS = re.compile(r"\d+")
 # no capital, digit or punctuation). Non-ASCII lines (Chinese, Unicode math) are never junk lines.
 _JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
 _MIN_REPEATED_BLOCK = 20  # a fenced block shorter than this (`simp`, `norm_num`) may be tried again and again
+# A tactic-block line that reads as a sentence: a capitalised word and three more words (no Lean line starts so:
+# tactics are lower case and names are dotted, `Nat.le_of_lt`), or any line with LaTeX's `$`.
+_SENTENCE_LINE = re.compile(r"\n(?:[ \t]*[A-Z][a-z]+(?:[ \t]+[A-Za-z]+[,.:;]?){3}|[^\n]*\$)")
+# A fence line with a language inside a block: the block before it was never closed.
+_NESTED_FENCE = re.compile(r"\n[ \t]*```+[ \t]*[^\s`]")
+# Bytes a prose line may hold and still be blank, as in the repetition keys: spaces, tabs and digits.
+_KEY_BLANK = b" \t0123456789"
+_BLANK_RUN = re.compile(rb"\n{3,}")  # two blank lines or more (once spaces and tabs are deleted)
+_SUBSCRIPT_DIGITS = tuple(zip("₀₁₂₃₄₅₆₇₈₉", "0123456789", strict=True))
+_STATEMENT_BREAK = re.compile(r"\s*(?:<;>|;)\s*")
+_MIN_COPIED_KEY = 6  # a prose line this short (`simp`) that equals a code line copies nothing
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 # Comments that carry no information, after lower-casing and removing punctuation and numbers ("-- Step 2:").
 PLACEHOLDER_COMMENTS = frozenset(
@@ -101,19 +112,26 @@ class FormatMetrics:
         short_line_repeats: Occurrences of the most repeated short non-blank prose line, when the prose has more
             short lines than `max_short_line_repeats` (0 otherwise).
         longest_line_chars: Bytes in the key of the longest prose line (0 when no line is long).
-        invisible_chars: Invisible characters in the prose (zero-width, format, control, non-ASCII spaces).
-        symbol_chars: Pictographic characters in the prose (emoji, dingbats, private use).
-        tab_chars: Tab characters in the prose.
-        space_run: Most spaces (or tabs) in a row anywhere, when more than `max_space_run` (0 otherwise: shorter runs
+        invisible_chars: Invisible characters anywhere (zero-width, format, control, non-ASCII spaces).
+        symbol_chars: Pictographic characters anywhere (emoji, dingbats, private use).
+        tab_chars: Tab characters anywhere.
+        space_run: Most spaces and tabs in a row anywhere, when more than `max_space_run` (0 otherwise: shorter runs
             are not measured, which would cost a dozen scans of the text).
-        blank_line_run: Most blank lines in a row anywhere (in the prose, lines of only spaces and digits count as
-            blank), when more than `max_blank_lines` (0 otherwise).
+        blank_line_run: Most blank lines in a row anywhere (lines of spaces or tabs are blank, and in the prose
+            lines of digits too; a block cut out of the prose is a line), when more than `max_blank_lines` (0
+            otherwise).
+        extra_blank_lines: Blank lines that follow another blank line, over the whole completion.
+        whitespace_share: Share of the completion's characters that are spaces, tabs or newlines.
         tactic_blocks: Number of ```` ```tactics ```` blocks in the thinking.
-        unclosed_fences: Fenced blocks in the thinking that are never closed.
+        unclosed_fences: Fenced blocks in the thinking that are never closed (at the end of the thinking, or where a
+            fence with a language comes inside them).
         tactic_block_lines: Non-comment, non-blank lines of each tactic block.
         tactic_block_proof_lines: Proof lines (header and statement lines excluded) of each tactic block.
-        tactic_prose_lines: Distinct tactic-block lines (comments aside) that read as English sentences.
-        copied_code_share: Share of the thinking's characters in lines copied from the final code.
+        tactic_prose_lines: Distinct tactic-block lines (comments aside) that read as English sentences or LaTeX.
+        copied_code_share: Share of the thinking's non-whitespace characters in lines copied from the final code.
+        code_loop_repeats: Copies in a row of the most looped passage of proof lines, in one tactic block or in the
+            final proof (1 when no line repeats in a row).
+        comment_repeats: Occurrences of the most repeated comment of the final code (numbers folded).
         proof_lines: Non-comment, non-blank lines of the final proof body (header and statement excluded).
         proof_comment_chars: Non-whitespace characters of the comments in the final proof body.
         proof_comment_density: Share of the final proof body's non-whitespace characters that are comments.
@@ -161,12 +179,16 @@ class FormatMetrics:
     tab_chars: int = 0
     space_run: int = 0
     blank_line_run: int = 0
+    extra_blank_lines: int = 0
+    whitespace_share: float = 0.0
     tactic_blocks: int = 0
     unclosed_fences: int = 0
     tactic_block_lines: tuple[int, ...] = field(default=())
     tactic_block_proof_lines: tuple[int, ...] = field(default=())
     tactic_prose_lines: int = 0
     copied_code_share: float = 0.0
+    code_loop_repeats: int = 0
+    comment_repeats: int = 0
     proof_lines: int = 0
     proof_comment_chars: int = 0
     proof_comment_density: float = 0.0
@@ -246,7 +268,10 @@ def measure(
     span = completion.thinking_span
     thinking_chars = span.end - span.start if span is not None else 0
     prose_utf8 = completion.prose_utf8
-    junk = junk_characters(prose_utf8)
+    # Invisible characters, pictographs and tabs are junk wherever they are: the prose, the blocks, the code.
+    data = text.encode(errors=UTF8_ERRORS)
+    junk = junk_characters(data)
+    blank_line_run, extra_blank_lines = _blank_lines(data, completion, repetition, config.max_blank_lines)
 
     summary = completion.summary
     summary_text = summary.strip()
@@ -264,26 +289,19 @@ def measure(
         "summary_line_repeats": _most_repeated_line(summary) if "\n" in summary_text else 0,
         "summary_boxed": summary.count("\\boxed"),
         "junk_lines": len(_JUNK_LINE.findall(prose_utf8)),
-        "paragraph_repeats": max(repetition.paragraph_repeats, _block_repeats(thinking_blocks)),
+        "paragraph_repeats": max(repetition.paragraph_repeats, _block_repeats(thinking_blocks, blocks.keys)),
         "after_code_chars": len(completion.after_code),
         "code_chars": len(code) if code is not None else 0,
         "invisible_chars": junk.invisible,
         "symbol_chars": junk.symbols,
         "tab_chars": junk.tabs,
-        "space_run": max(over_limit_run(text, " ", max_space_run), over_limit_run(text, "\t", max_space_run)),
-        # The prose was measured with the repetition keys; the rest is code, and the whitespace around the thinking.
-        # The parts are searched joined by a character that is no newline, so no run of newlines spans two of them.
-        "blank_line_run": max(
-            repetition.blank_lines,
-            over_limit_run(
-                "\0".join([blocks.text, code or "", completion.before_think, summary]),
-                "\n",
-                config.max_blank_lines,
-                offset=1,
-            ),
-        ),
+        # Spaces and tabs make one run (`" \t" * 1000` is padding too).
+        "space_run": over_limit_run(text.replace("\t", " ") if "\t" in text else text, " ", max_space_run),
+        "blank_line_run": blank_line_run,
+        "extra_blank_lines": extra_blank_lines,
+        "whitespace_share": (text.count(" ") + text.count("\n") + text.count("\t")) / len(text) if text else 0.0,
         "tactic_blocks": len(blocks.code_lines),
-        "unclosed_fences": [block.closed for block in thinking_blocks].count(False),
+        "unclosed_fences": [block.closed for block in thinking_blocks].count(False) + _nested_fences(thinking_blocks),
         "tactic_block_lines": blocks.code_lines,
         "tactic_block_proof_lines": blocks.proof_lines,
         "tactics_comment_chars": tactics_comment_chars,
@@ -291,7 +309,8 @@ def measure(
         "tactics_comment_density": _density(tactics_comment_chars, blocks.chars - tactics_comment_chars),
     }
     think_names, think_invocations, english = tactics_used(blocks.body, _ENGLISH_IDENTIFIERS)
-    metrics["tactic_prose_lines"] = _prose_lines(blocks.body) if english else 0
+    metrics["tactic_prose_lines"] = _prose_lines(blocks.body, english=bool(english))
+    metrics["code_loop_repeats"] = _code_loop(blocks, final)
     if final is None:
         return _metrics(metrics)
 
@@ -313,10 +332,12 @@ def measure(
         code_comment_density=_density(
             code_comment_chars, body_chars + non_space_length("".join(final.header + final.statements))
         ),
-        copied_code_share=_copied_share(blocks, final, repetition, config, thinking_chars),
+        copied_code_share=_copied_share(blocks, final, repetition, completion.thinking or ""),
+        # Repeats are counted over the whole final code: a comment written twenty times above the theorem is a loop.
         boilerplate_comments=(
-            sum(map(_boilerplate_count, commented), _boilerplate_count(body_comments)) if commented or comments else 0
+            sum(map(_boilerplate_count, commented), _boilerplate_count(comments)) if commented or comments else 0
         ),
+        comment_repeats=_comment_repeats(comments),
         tactic_name_iou=iou(think_names, final_names),
         tactic_line_iou=iou(think_invocations, final_invocations),
         tactic_name_coverage=len(think_names & final_names) / len(final_names) if final_names else 1.0,
@@ -334,12 +355,82 @@ def _most_repeated_line(text: str) -> int:
     return max(counts.values(), default=0)
 
 
-def _block_repeats(blocks: Iterable[Block]) -> int:
-    """Occurrences of the most repeated fenced block of the thinking of at least `_MIN_REPEATED_BLOCK` characters."""
-    texts = [block.text for block in blocks if len(block.text) >= _MIN_REPEATED_BLOCK]
+def _block_repeats(blocks: Iterable[Block], tactic_keys: list[str]) -> int:
+    """Occurrences of the most repeated fenced block of the thinking of at least `_MIN_REPEATED_BLOCK` characters.
+
+    Tactic blocks are compared by `tactic_keys` (their code, comments removed and spacing collapsed), so a block
+    written again under a new `-- attempt 7` comment is the same block; other blocks by their text.
+    """
+    texts = [key for key in tactic_keys if len(key) >= _MIN_REPEATED_BLOCK]
+    texts += [b.text for b in blocks if b.language != TACTICS_LANGUAGE and len(b.text) >= _MIN_REPEATED_BLOCK]
     if len(set(texts)) == len(texts):  # the usual thinking: no block written twice, so no counting
         return 1 if texts else 0
     return max(Counter(texts).values())
+
+
+def _blank_lines(data: bytes, completion: Completion, repetition: Repetition, limit: int | None) -> tuple[int, int]:
+    """The most blank lines in a row anywhere (when more than `limit`, 0 otherwise), and the extra blank lines.
+
+    `data` is the completion in UTF-8. A line of spaces or tabs is blank (ten thousand lines of one space are
+    padding), and so, in the prose, is a line of digits (the repetition keys delete them). A block cut out of the
+    prose is a line of its own there: eight blocks written one after the other, a blank line between each, are not
+    twenty blank lines. The extra blank lines are those after the first of each run, over the whole completion: one
+    blank line between paragraphs is layout, nineteen between each is padding.
+    """
+    blanks = data.translate(None, b" \t")
+    run = over_limit_run(blanks, b"\n", limit, offset=1)
+    if repetition.blank_lines:  # over the limit across the joined prose: measured again piece by piece
+        pieces = [*completion.reasoning_pieces, completion.summary]
+        keys = [piece.encode(errors=UTF8_ERRORS).translate(None, _KEY_BLANK) for piece in pieces]
+        run = max(run, *(over_limit_run(key, b"\n", limit, offset=1) for key in keys))
+    runs = _BLANK_RUN.findall(blanks) if b"\n\n\n" in blanks else []
+    return run, sum(map(len, runs)) - 2 * len(runs)
+
+
+def _nested_fences(blocks: Iterable[Block]) -> int:
+    """Blocks of the thinking that hold a fence line with a language: the block it opens was never closed.
+
+    Markdown reads ```` ```tactics ```` inside an open block as text, so an unclosed block swallows the prose after
+    it and the next block's code, and the prose after that reads as reasoning: code and prose change places.
+    """
+    texts = [b.text for b in blocks]
+    if not _NESTED_FENCE.search("\n" + "\n".join(texts)):
+        return 0
+    return sum(1 for text in texts if _NESTED_FENCE.search("\n" + text))
+
+
+def _code_loop(blocks: TacticBlockLines, final: LeanParts | None) -> int:
+    """Most copies in a row of one passage of proof lines, in one tactic block or in the final proof.
+
+    Lines compare with their spacing collapsed. A proof repeats cases (`· norm_num` after `interval_cases`), but not
+    hundreds of times: `skip` or `try norm_num` written again and again is a loop that Lean accepts.
+    """
+    runs = [_lines_loop(final.body)] if final is not None else []
+    start = 0
+    for count in blocks.proof_lines:
+        if count > 1:
+            runs.append(_lines_loop(blocks.body[start : start + count]))
+        start += count
+    return max(runs, default=0)
+
+
+def _lines_loop(lines: Sequence[str]) -> int:
+    """Copies in a row of the most looped passage of `lines` (spacing collapsed), 1 when none repeats in a row."""
+    if len(set(lines)) == len(lines):
+        return 1 if lines else 0
+    keys = [" ".join(line.split()) for line in lines]
+    return longest_loop(keys)
+
+
+def _comment_repeats(comments: Sequence[Comment]) -> int:
+    """Occurrences of the most repeated comment of the final code, its spacing collapsed and its numbers folded.
+
+    `-- check 7: ok` forty times is one comment repeated; a proof by cases may head each case (`-- Case n = 3`).
+    """
+    if len(comments) < 2:
+        return len(comments)
+    keys = [_DIGITS.sub("0", " ".join(c.text.split())) for c in comments]
+    return max(Counter(keys).values())
 
 
 def _code_padding(final: LeanParts) -> tuple[int, int, int]:
@@ -369,13 +460,15 @@ class TacticBlockLines(NamedTuple):
     comments: list[tuple[Comment, ...]]
     chars: int
     text: str
+    keys: list[str]
 
 
 def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
     """Take the tactic blocks apart: each one's code and proof lines, all their proof lines, the comments of each.
 
     `other` holds the header lines and declaration signatures of the blocks that have some. `text` is the blocks'
-    texts joined, and `chars` counts its non-whitespace characters, comments included. A block of plain tactics
+    texts joined, and `chars` counts its non-whitespace characters, comments included. `keys` are the blocks' codes,
+    comments removed and spacing collapsed. A block of plain tactics
     (most are: `plain_tactic_blocks` finds them all in one search) needs only its lines stripped; the others go
     through `split_lean`.
     """
@@ -385,7 +478,8 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
     other: list[str] = []
     comments: list[tuple[Comment, ...]] = []
     texts = [block.text for block in blocks]
-    for text, lines in zip(texts, plain_tactic_blocks(texts), strict=True):
+    codes = texts.copy()  # each block's text with its comments blanked
+    for i, (text, lines) in enumerate(zip(texts, plain_tactic_blocks(texts), strict=True)):
         if lines is None:
             parts = split_lean(text)
             lines = parts.body
@@ -394,43 +488,68 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
             other += parts.statements
             if parts.comments:
                 comments.append(parts.comments)
+                codes[i] = parts.code
         else:
             code_lines.append(len(lines))
         proof_counts.append(len(lines))
         body += lines
     joined = "".join(texts)
+    # Each block's code with its spacing collapsed, all at once: the blocks joined by a byte that is no whitespace.
+    keys = [key.strip() for key in " ".join("\0".join(codes).split()).split("\0")] if codes else []
     return TacticBlockLines(
-        tuple(code_lines), tuple(proof_counts), body, other, comments, non_space_length(joined), joined
+        tuple(code_lines), tuple(proof_counts), body, other, comments, non_space_length(joined), joined, keys
     )
 
 
-def _prose_lines(lines: list[str]) -> int:
-    """Distinct lines that hold two or more English function words that Lean never uses."""
-    return len(_PROSE_LINE.findall("\n" + "\n".join(dict.fromkeys(lines)).lower()))
+def _prose_lines(lines: list[str], *, english: bool) -> int:
+    """Distinct lines that read as English, not Lean.
 
-
-def _copied_share(
-    blocks: TacticBlockLines, final: LeanParts, repetition: Repetition, config: FormatConfig, thinking_chars: int
-) -> float:
-    """Share of the thinking's characters in lines copied from the final code.
-
-    Tactic-block lines count when they equal a line of the final code (its header, its signatures and its proof,
-    split the same way); prose lines count when a long one equals a final-code line up to the repetition rules'
-    normalisation, by the length of its key.
+    Such a line holds two or more English function words that Lean never uses, or is a sentence (a capitalised word
+    and three more words: `The bound follows from the hypothesis`), or holds LaTeX (`$`). `english` says whether any of the function words occurs in `lines` at all (`tactics_used` finds that cheaply).
     """
-    if not thinking_chars:
+    joined = "\n" + "\n".join(dict.fromkeys(lines))
+    sentences = _SENTENCE_LINE.search(joined) is not None
+    if not english and not sentences:
+        return 0
+    if not sentences:
+        return len(_PROSE_LINE.findall(joined.lower()))
+    return sum(1 for line in dict.fromkeys(lines) if _is_prose(line, english=english))
+
+
+def _is_prose(line: str, *, english: bool) -> bool:
+    line = "\n" + line
+    return _SENTENCE_LINE.match(line) is not None or (english and _PROSE_LINE.match(line.lower()) is not None)
+
+
+def _copied_share(blocks: TacticBlockLines, final: LeanParts, repetition: Repetition, thinking: str) -> float:
+    """Share of the thinking's non-whitespace characters in lines copied from the final code.
+
+    Tactic-block statements count when they equal one of the final code's (its header, its signatures and its
+    proof, split the same way), compared by `_statements`: spacing deleted, subscript digits written as digits,
+    lines cut at `;` and `<;>`, so a proof pasted re-spaced, joined on one line or with `h0` for `h₀` is still a
+    copy. Prose lines count when one equals a final-code line up to the repetition rules' keys, whatever its length.
+    """
+    chars = non_space_length(thinking)
+    if not chars:
         return 0.0
-    final_lines = set(final.body)
-    final_lines.update(final.header, final.statements)
-    copied = sum(map(len, filter(final_lines.__contains__, blocks.body)))
-    if blocks.other:
-        copied += sum(map(len, filter(final_lines.__contains__, blocks.other)))
-    counts = repetition.counts
+    final_statements = set(_statements([*final.body, *final.header, *final.statements]))
+    copied = sum(map(len, filter(final_statements.__contains__, _statements([*blocks.body, *blocks.other]))))
+    counts = repetition.key_counts
     if counts:
-        # A final-code line whose key is a long prose line's, counted as often as the prose has it.
-        for key in counts.keys() & line_keys(final.code):
-            copied += len(key) * counts[key]
-    return min(copied / thinking_chars, 1.0)
+        # A final-code line whose key is a prose line's, counted as often as the prose has it.
+        for key in counts.keys() & set(line_keys(final.code)):
+            if len(key) >= _MIN_COPIED_KEY:
+                copied += len(key) * counts[key]
+    return min(copied / chars, 1.0)
+
+
+def _statements(lines: list[str]) -> list[str]:
+    """The Lean statements of `lines` (cut at `;` and `<;>`), spacing deleted and subscript digits made digits."""
+    joined = "\n".join(lines)
+    for subscript, digit in _SUBSCRIPT_DIGITS:
+        if subscript in joined:
+            joined = joined.replace(subscript, digit)
+    return _STATEMENT_BREAK.sub("\n", joined).replace(" ", "").replace("\t", "").split("\n")
 
 
 def _density(comment_chars: int, code_chars: int) -> float:

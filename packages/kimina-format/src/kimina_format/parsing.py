@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any, NamedTuple, TypeVar
 
 __all__ = [
+    "TACTICS_LANGUAGE",
     "THINK_CLOSE",
     "THINK_OPEN",
     "UTF8_ERRORS",
@@ -38,15 +39,18 @@ LEAN_LANGUAGES = ("lean4", "lean")
 _MAX_FENCE_INDENT = 16
 _T = TypeVar("_T")
 _TICKS = re.compile("`+")
+# What may follow a closing fence on its line (CommonMark: spaces or tabs): a fence followed by a no-break space or
+# another Unicode space does not close its block, so no padding hides on the closing fence's line.
+_FENCE_SPACE = " \t"
 # A fence of exactly three backticks at the start of its line, with its info string; or (no `info` group) any other
 # ```` ``` ````. It is written to start with the backticks, so the regex engine skips the prose between fences in C.
 _PLAIN_FENCE = re.compile(r"```(?:(?<![^\n]```)(?!`)(?P<info>[^\n]*))?")
 # A whole block of the usual text (`_PLAIN_FENCE`'s opening fence, with no backtick in its info string, then every line
-# up to the next ```` ``` ````, which is a bare closing fence); or (no `info` group) any other ```` ``` ````. One match a
-# block rather than one a fence, and the body is skipped in C. The body runs to the first ```` ``` ```` (it is
+# up to the next ```` ``` ````, which is a bare closing fence: spaces or tabs after it only); or (no `info` group) any
+# other ```` ``` ````. One match a block rather than one a fence, and the body is skipped in C. The body runs to the first ```` ``` ```` (it is
 # `[^`]*` runs joined by backticks not followed by two more), so it never backtracks past a fence.
 _PLAIN_BLOCK = re.compile(
-    r"```(?:(?<![^\n]```)(?!`)(?P<info>[^\n`]*)\n(?P<body>[^`]*(?:`(?!``)[^`]*)*)(?<=\n)```(?!`)[^\S\n]*(?![^\n]))?"
+    r"```(?:(?<![^\n]```)(?!`)(?P<info>[^\n`]*)\n(?P<body>[^`]*(?:`(?!``)[^`]*)*)(?<=\n)```(?!`)[ \t]*(?![^\n]))?"
 )
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
@@ -188,11 +192,11 @@ class Completion:
     @cached_property
     def reasoning(self) -> str:
         """The thinking with its ```` ```tactics ```` and Lean blocks cut out: the natural-language reasoning."""
-        return "\n".join(self._reasoning_pieces)
+        return "\n".join(self.reasoning_pieces)
 
     @cached_property
-    def _reasoning_pieces(self) -> tuple[str, ...]:
-        """The stretches of the thinking between its tactic and Lean blocks (cut once: the prose is read three ways)."""
+    def reasoning_pieces(self) -> tuple[str, ...]:
+        """The stretches of the thinking between its tactic and Lean blocks, in order (`reasoning` joins them)."""
         span = self.thinking_span
         if span is None:
             return ()
@@ -224,7 +228,7 @@ class Completion:
         edges: list[int] = []
         line = 0
         cut = [b.text for b in self.thinking_blocks if b.language == TACTICS_LANGUAGE or b.language in LEAN_LANGUAGES]
-        for i, piece in enumerate(self._reasoning_pieces[:-1]):
+        for i, piece in enumerate(self.reasoning_pieces[:-1]):
             line += piece.count("\n") + 1
             if i == 0 or cut[i].strip() != cut[i - 1].strip():
                 edges.append(line)
@@ -239,7 +243,7 @@ class Completion:
     @cached_property
     def prose_utf8(self) -> bytes:
         """`prose` in UTF-8, encoded piece by piece (cheaper than joining the pieces into one string first)."""
-        encoded = [piece.encode(errors=UTF8_ERRORS) for piece in self._reasoning_pieces]
+        encoded = [piece.encode(errors=UTF8_ERRORS) for piece in self.reasoning_pieces]
         summary = self.summary
         if summary.strip():
             encoded.append(summary.encode(errors=UTF8_ERRORS))
@@ -376,7 +380,7 @@ def _scan_plain_fences(text: str, start: int, end: int) -> list[Block] | None:
                 open_start, body_start = fence.span()
                 body_start = min(body_start + 1, end)
                 language = info.split(None, 1)[0].lower() if info else ""
-        elif not info or info.isspace():
+        elif not info.strip(_FENCE_SPACE):
             fence_start, fence_end = fence.span()
             body = text[body_start : max(body_start, fence_start - 1)]
             blocks.append(_block((language, body, open_start, fence_end, body_start, True)))
@@ -406,13 +410,14 @@ def _scan_any_fences(text: str, start: int, end: int) -> list[Block]:
         line_end = text.find("\n", after_ticks, end)
         if line_end == -1:
             line_end = end
-        info = text[after_ticks:line_end].strip()
+        rest = text[after_ticks:line_end]
+        info = rest.strip()
         if not opened:
             if "`" not in info:  # CommonMark: a backtick fence's info string holds no backtick
                 opened, open_start, open_ticks = True, line_start, after_ticks - pos
                 body_start = min(line_end + 1, end)
                 language = info.split(None, 1)[0].lower() if info else ""
-        elif not info and after_ticks - pos >= open_ticks:
+        elif not rest.strip(_FENCE_SPACE) and after_ticks - pos >= open_ticks:
             body_end = max(body_start, line_start - 1)
             blocks.append(Block(language, text[body_start:body_end], open_start, line_end, body_start, True))
             opened = False

@@ -24,6 +24,7 @@ from kimina_format.parsing import UTF8_ERRORS
 __all__ = [
     "Repetition",
     "line_keys",
+    "longest_loop",
     "looped_passage",
     "measure_repetition",
     "most_repeated_line",
@@ -65,6 +66,7 @@ class Repetition(NamedTuple):
         blank_lines: Most lines in a row that are blank once spaces and digits are deleted, when more than
             `max_blank_lines` (0 otherwise).
         counts: How often each long line's key occurs.
+        key_counts: How often each non-blank line's key occurs.
         short_repeats: Occurrences of the most repeated short non-blank line (under `repetition_min_chars`), when
             there are more short lines than `max_short_line_repeats` (0 otherwise: it cannot exceed the bound).
         longest_line: Bytes in the longest line's key.
@@ -91,6 +93,7 @@ class Repetition(NamedTuple):
     near_duplicates: int
     blank_lines: int
     counts: Counter[bytes]
+    key_counts: Counter[bytes]
     short_repeats: int = 0
     longest_line: int = 0
     anchored_copies: int = 0
@@ -148,6 +151,7 @@ def measure_repetition(
             0,
             blank_lines,
             Counter(),
+            line_counts,
             short_repeats,
             0,
             0,
@@ -177,6 +181,7 @@ def measure_repetition(
         _near_duplicates(counts, config.near_duplicate_min_chars),
         blank_lines,
         counts,
+        line_counts,
         short_repeats,
         _longest(long),
         _anchored_copies(long) if _over(len(long), config.max_paraphrased_copies) else 0,
@@ -701,6 +706,13 @@ def exact_long_lines(text: str, min_chars: int, keys: list[bytes] | None = None)
         for line, key in zip(text.split("\n"), keys, strict=True)
         if len(key) >= min_chars
     ]
+
+
+def longest_loop(lines: Sequence[str]) -> int:
+    """Copies in a row of the most looped passage of `lines` (1 when no passage repeats in a row, 0 without lines)."""
+    if not lines:
+        return 0
+    return _longest_loop(list(lines), Counter(lines))[0]
 
 
 def _longest_loop(lines: list[bytes] | list[str], counts: Counter[bytes] | Counter[str]) -> tuple[int, int, int]:

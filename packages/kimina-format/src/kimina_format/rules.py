@@ -113,6 +113,15 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
                 f"{passage} is written {m.consecutive_repeats} times in a row (limit {limit}): {_quote(line)}",
             )
         )
+    limit = config.max_code_loop_repeats
+    if limit is not None and m.code_loop_repeats > limit:
+        violations.append(
+            Violation(
+                Code.CODE_REPEATS,
+                f"a passage of proof lines is written {m.code_loop_repeats} times in a row in a tactic block or the"
+                f" final proof (limit {limit})",
+            )
+        )
     limit = config.max_template_repeats
     if limit is not None and m.template_repeats > limit:
         violations.append(
@@ -291,6 +300,14 @@ def comments(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Viol
                 f"comments are {m.tactics_comment_density:.0%} of the tactic blocks (limit {limit:.0%})",
             )
         )
+    most = config.max_comment_repeats
+    if most is not None and m.comment_repeats > most:
+        violations.append(
+            Violation(
+                Code.BOILERPLATE_COMMENTS,
+                f"one comment occurs {m.comment_repeats} times in the final code, numbers aside (limit {most})",
+            )
+        )
     most = config.max_boilerplate_comments
     if most is not None and m.boilerplate_comments > most:
         violations.append(
@@ -343,7 +360,7 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
         violations.append(Violation(Code.TOO_LONG, f"{m.tokens} tokens, more than the maximum {config.max_tokens}"))
     most = config.max_space_run
     if most is not None and m.space_run > most:
-        violations.append(Violation(Code.WHITESPACE_PADDING, f"{m.space_run} spaces in a row (limit {most})"))
+        violations.append(Violation(Code.WHITESPACE_PADDING, f"{m.space_run} spaces or tabs in a row (limit {most})"))
     most = config.max_blank_lines
     if most is not None and m.blank_line_run > most:
         violations.append(Violation(Code.WHITESPACE_PADDING, f"{m.blank_line_run} blank lines in a row (limit {most})"))
@@ -355,25 +372,36 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
                 f"{m.after_code_chars} whitespace characters after the final Lean block (limit {most})",
             )
         )
+    most = config.max_extra_blank_lines
+    if most is not None and m.extra_blank_lines > most:
+        violations.append(
+            Violation(
+                Code.WHITESPACE_PADDING,
+                f"{m.extra_blank_lines} blank lines follow another blank line (limit {most})",
+            )
+        )
+    limit = config.max_whitespace_share
+    if limit is not None and m.whitespace_share > limit:
+        violations.append(
+            Violation(
+                Code.WHITESPACE_PADDING,
+                f"{m.whitespace_share:.0%} of the completion is spaces, tabs and newlines (limit {limit:.0%})",
+            )
+        )
     most = config.max_tab_chars
     if most is not None and m.tab_chars > most:
-        violations.append(
-            Violation(Code.WHITESPACE_PADDING, f"{m.tab_chars} tab characters in the prose (limit {most})")
-        )
+        violations.append(Violation(Code.WHITESPACE_PADDING, f"{m.tab_chars} tab characters (limit {most})"))
     most = config.max_invisible_chars
     if most is not None and m.invisible_chars > most:
         violations.append(
             Violation(
                 Code.JUNK_CHARACTERS,
-                f"{m.invisible_chars} invisible characters (zero-width, control or non-ASCII spaces) in the prose"
-                f" (limit {most})",
+                f"{m.invisible_chars} invisible characters (zero-width, control or non-ASCII spaces) (limit {most})",
             )
         )
     most = config.max_symbol_chars
     if most is not None and m.symbol_chars > most:
-        violations.append(
-            Violation(Code.JUNK_CHARACTERS, f"{m.symbol_chars} emoji or pictographs in the prose (limit {most})")
-        )
+        violations.append(Violation(Code.JUNK_CHARACTERS, f"{m.symbol_chars} emoji or pictographs (limit {most})"))
     most = config.max_junk_lines
     if most is not None and m.junk_lines > most:
         violations.append(

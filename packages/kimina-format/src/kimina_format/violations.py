@@ -26,13 +26,14 @@ class ViolationCode(str, Enum):
     TEXT_AFTER_CODE = "text_after_code"
     SUMMARY_TOO_LONG = "summary_too_long"
     SUMMARY_REPEATS = "summary_repeats"
-    # Rule 3: no degenerate repetition in the prose (the reasoning and the summary).
+    # Rule 3: no degenerate repetition in the prose (the reasoning and the summary), nor loops of proof lines.
     REPEATED_LINES = "repeated_lines"
     CONSECUTIVE_REPEATS = "consecutive_repeats"
     NEAR_DUPLICATES = "near_duplicates"
     SHORT_LINE_REPEATS = "short_line_repeats"
     PARAGRAPH_REPEATS = "paragraph_repeats"
     LINE_TOO_LONG = "line_too_long"
+    CODE_REPEATS = "code_repeats"
     # Rule 4: enough tactic blocks in the thinking, closed, none empty, none longer than the proof warrants, all of
     # them code; and the thinking is reasoning, not the final code copied.
     TOO_FEW_TACTIC_BLOCKS = "too_few_tactic_blocks"
