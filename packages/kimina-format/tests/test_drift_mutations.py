@@ -24,9 +24,16 @@ Mutation = Callable[[Row], str | None]  # None: the mutation does not apply to t
 
 
 def run(
-    rows: list[Row], mutate: Mutation, expected: set[ViolationCode], *, exact: bool = True, at_least: int = 50
+    rows: list[Row],
+    mutate: Mutation,
+    expected: set[ViolationCode],
+    *,
+    exact: bool = True,
+    at_least: int = 50,
+    any_of: bool = False,
 ) -> None:
-    """Apply `mutate` to each row; the violation codes must be `expected` (or include it, when not `exact`)."""
+    """Apply `mutate` to each row; the violation codes must be `expected` (or include it, when not `exact`; or
+    include one of it, with `any_of`)."""
     wrong, applied = [], 0
     for row in rows:
         text = mutate(row)
@@ -35,7 +42,11 @@ def run(
         applied += 1
         verdict = check_format(text, formal_statement=row["formal_statement"])
         found = set(verdict.codes)
-        if (found != expected) if exact else not (expected <= found and verdict.score == 0.0):
+        if any_of:
+            misjudged = not (found & expected and verdict.score == 0.0)
+        else:
+            misjudged = (found != expected) if exact else not (expected <= found and verdict.score == 0.0)
+        if misjudged:
             wrong.append((row["name"], [str(v) for v in verdict.violations]))
     assert applied >= at_least, f"the mutation applied to only {applied} rows"
     assert not wrong, f"{len(wrong)} of {applied} mutated rows misjudged, e.g. {wrong[:3]}"
@@ -176,7 +187,8 @@ def test_the_thinking_is_the_final_code_pasted_twice(passing_rows: list[Row]) ->
         thinking = f"Here is the proof.\n\n```tactics\n{code}\n```\n\nAgain:\n\n```tactics\n{code}\n```\n"
         return f"<think>\n{thinking}</think>\n```lean4\n{code}\n```"
 
-    run(passing_rows, mutate, {Code.COPIED_CODE}, exact=False, at_least=180)
+    # Copied code, or (where the proof is short, so the copies are less than half the thinking) no reasoning left.
+    run(passing_rows, mutate, {Code.COPIED_CODE, Code.REASONING_TOO_SHORT}, any_of=True, at_least=180)
 
 
 # 3. Padding.

@@ -294,8 +294,8 @@ def test_thinking_replaced_by_the_final_code(build: Builder) -> None:
     verdict = check_format(
         build(reasoning="Here it is.", blocks=(CODE, CODE)), formal_statement=SAMPLE_FORMAL_STATEMENT
     )
-    assert set(verdict.codes) == {Code.COPIED_CODE}
-    assert verdict.metrics.copied_code_share > 0.6
+    assert set(verdict.codes) == {Code.COPIED_CODE, Code.REASONING_TOO_SHORT}
+    assert verdict.metrics.copied_code_share > 0.5
 
 
 def test_code_pasted_into_the_prose_counts_as_copied(build: Builder) -> None:
@@ -396,7 +396,7 @@ def test_whitespace_runs_in_the_thinking(build: Builder, padding: str, broken: b
 
 
 def test_forty_thousand_spaces_in_the_thinking(build: Builder) -> None:
-    text = build(reasoning="We expand the square." + " " * 40_000 + "Done.")
+    text = build(reasoning="We expand the square, then bound each term." + " " * 40_000 + "Done: the sum is at most 4.")
     verdict = check_format(text, formal_statement=SAMPLE_FORMAL_STATEMENT)
     assert set(verdict.codes) == {Code.WHITESPACE_PADDING}
     assert verdict.metrics.space_run == 40_000

@@ -545,13 +545,11 @@ ATTACKS: dict[str, Case] = {
         "code for reasoning",
         _pasted_twice(_subscripts_to_digits, _theorem_and_proof),
         "the theorem and proof pasted twice as tactic blocks, h₀ written h0",
-        _hole("copied lines must be equal to a final-code line, so a renamed hypothesis hides them (97/188)"),
     ),
     "proof_twice_on_one_line": Case(
         "code for reasoning",
         _pasted_twice(lambda code: code, _joined_by_semicolons),
         "the proof pasted twice as tactic blocks, its lines joined by ` ; `",
-        _hole("copied lines are compared whole (165/188)"),
     ),
     "code_twice_respaced": Case(
         "code for reasoning",

@@ -46,6 +46,11 @@ def test_verdict_to_dict_is_json() -> None:
     verdict = check_format("<think>\n</think>\n```lean4\ntheorem t : True := trivial\n```\nbye")
     data = json.loads(json.dumps(verdict.to_dict()))
     assert data["ok"] is False and data["score"] == 0.0
-    assert [v["code"] for v in data["violations"]] == ["text_after_code", "too_few_tactic_blocks", "misaligned_tactics"]
+    assert [v["code"] for v in data["violations"]] == [
+        "text_after_code",
+        "too_few_tactic_blocks",
+        "reasoning_too_short",
+        "misaligned_tactics",
+    ]
     assert data["code"] == "theorem t : True := trivial"
     assert data["metrics"]["tactic_block_lines"] == []

@@ -60,8 +60,12 @@ class FormatConfig:
             proof body's line count.
         max_tactic_prose_lines: Most distinct tactic-block lines that read as English sentences (two or more English
             function words that Lean never uses, outside comments).
-        max_copied_code_share: Most share of the thinking's non-whitespace characters that is lines copied from the
-            final code (compared with their spacing deleted and subscript digits as digits, cut at `;` and `<;>`).
+        max_copied_code_share: Most share of the thinking's characters that is lines copied from the final code
+            (compared and counted with their spacing deleted and subscript digits as digits, cut at `;` and `<;>`).
+        max_prose_code_share: Most share of the prose's bytes (spaces and digits aside) in lines that equal a line
+            of the final code: the reasoning is words, not the proof pasted without a fence.
+        min_reasoning_chars: Fewest bytes of prose (the reasoning outside the blocks, and the summary; spaces, digits
+            and newlines aside): a thinking that is the code with a line or two around it is not reasoning.
         max_code_loop_repeats: Most copies in a row of one passage of proof lines, in a tactic block or the final
             proof (a proof by cases repeats `· norm_num`; `skip` three hundred times is a loop Lean accepts).
         max_comment_repeats: Most times one comment may occur in the final code, numbers folded (`-- check 7: ok`).
@@ -130,6 +134,8 @@ class FormatConfig:
     max_tactic_block_lines_ratio: float | None = 1.5
     max_tactic_prose_lines: int | None = 2
     max_copied_code_share: float | None = 0.5
+    max_prose_code_share: float | None = 0.25
+    min_reasoning_chars: int | None = 100
     max_code_loop_repeats: int | None = 16
     max_comment_repeats: int | None = 16
     max_proof_comment_density: float | None = 0.75

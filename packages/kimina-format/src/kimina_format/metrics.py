@@ -49,14 +49,14 @@ _JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
 _MIN_REPEATED_BLOCK = 20  # a fenced block shorter than this (`simp`, `norm_num`) may be tried again and again
 # A tactic-block line that reads as a sentence: a capitalised word and three more words (no Lean line starts so:
 # tactics are lower case and names are dotted, `Nat.le_of_lt`), or any line with LaTeX's `$`.
-_SENTENCE_LINE = re.compile(r"\n(?:[ \t]*[A-Z][a-z]+(?:[ \t]+[A-Za-z]+[,.:;]?){3}|[^\n]*\$)")
+_SENTENCE_LINE = re.compile(r"\n[ \t]*[A-Z][a-z]+(?:[ \t]+[A-Za-z]+[,.:;]?){3}")
 # A fence line with a language inside a block: the block before it was never closed.
 _NESTED_FENCE = re.compile(r"\n[ \t]*```+[ \t]*[^\s`]")
 # Bytes a prose line may hold and still be blank, as in the repetition keys: spaces, tabs and digits.
 _KEY_BLANK = b" \t0123456789"
-_BLANK_RUN = re.compile(rb"\n{3,}")  # two blank lines or more (once spaces and tabs are deleted)
+# Two blank lines or more (once spaces and tabs are deleted), written with a literal opening the regex engine finds in C.
+_BLANK_RUN = re.compile(rb"\n\n\n+")
 _SUBSCRIPT_DIGITS = tuple(zip("₀₁₂₃₄₅₆₇₈₉", "0123456789", strict=True))
-_STATEMENT_BREAK = re.compile(r"\s*(?:<;>|;)\s*")
 _MIN_COPIED_KEY = 6  # a prose line this short (`simp`) that equals a code line copies nothing
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 # Comments that carry no information, after lower-casing and removing punctuation and numbers ("-- Step 2:").
@@ -128,9 +128,14 @@ class FormatMetrics:
         tactic_block_lines: Non-comment, non-blank lines of each tactic block.
         tactic_block_proof_lines: Proof lines (header and statement lines excluded) of each tactic block.
         tactic_prose_lines: Distinct tactic-block lines (comments aside) that read as English sentences or LaTeX.
-        copied_code_share: Share of the thinking's non-whitespace characters in lines copied from the final code.
+        copied_code_share: Share of the thinking's characters in lines copied from the final code (a copied line
+            counted without its spacing).
+        prose_code_share: Share of the prose's bytes (its keys: spaces and digits aside) in lines that equal a line of
+            the final code by the same key.
+        reasoning_chars: UTF-8 bytes of the prose (the reasoning and the summary), spaces, tabs, digits and
+            newlines aside.
         code_loop_repeats: Copies in a row of the most looped passage of proof lines, in one tactic block or in the
-            final proof (1 when no line repeats in a row).
+            final proof, among those of more than `max_code_loop_repeats` lines (0 when there is none).
         comment_repeats: Occurrences of the most repeated comment of the final code (numbers folded).
         proof_lines: Non-comment, non-blank lines of the final proof body (header and statement excluded).
         proof_comment_chars: Non-whitespace characters of the comments in the final proof body.
@@ -187,6 +192,8 @@ class FormatMetrics:
     tactic_block_proof_lines: tuple[int, ...] = field(default=())
     tactic_prose_lines: int = 0
     copied_code_share: float = 0.0
+    prose_code_share: float = 0.0
+    reasoning_chars: int = 0
     code_loop_repeats: int = 0
     comment_repeats: int = 0
     proof_lines: int = 0
@@ -226,6 +233,7 @@ _REPETITION_METRICS = {
     "paraphrased_copies": "anchored_copies",
     "short_line_repeats": "short_repeats",
     "longest_line_chars": "longest_line",
+    "reasoning_chars": "key_bytes",
 }
 _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 
@@ -271,7 +279,9 @@ def measure(
     # Invisible characters, pictographs and tabs are junk wherever they are: the prose, the blocks, the code.
     data = text.encode(errors=UTF8_ERRORS)
     junk = junk_characters(data)
-    blank_line_run, extra_blank_lines = _blank_lines(data, completion, repetition, config.max_blank_lines)
+    blank_line_run, extra_blank_lines, whitespace_share = _blank_lines(
+        data, completion, repetition, config.max_blank_lines
+    )
 
     summary = completion.summary
     summary_text = summary.strip()
@@ -299,7 +309,7 @@ def measure(
         "space_run": over_limit_run(text.replace("\t", " ") if "\t" in text else text, " ", max_space_run),
         "blank_line_run": blank_line_run,
         "extra_blank_lines": extra_blank_lines,
-        "whitespace_share": (text.count(" ") + text.count("\n") + text.count("\t")) / len(text) if text else 0.0,
+        "whitespace_share": whitespace_share,
         "tactic_blocks": len(blocks.code_lines),
         "unclosed_fences": [block.closed for block in thinking_blocks].count(False) + _nested_fences(thinking_blocks),
         "tactic_block_lines": blocks.code_lines,
@@ -310,7 +320,7 @@ def measure(
     }
     think_names, think_invocations, english = tactics_used(blocks.body, _ENGLISH_IDENTIFIERS)
     metrics["tactic_prose_lines"] = _prose_lines(blocks.body, english=bool(english))
-    metrics["code_loop_repeats"] = _code_loop(blocks, final)
+    metrics["code_loop_repeats"] = _code_loop(blocks, final, config.max_code_loop_repeats)
     if final is None:
         return _metrics(metrics)
 
@@ -332,7 +342,8 @@ def measure(
         code_comment_density=_density(
             code_comment_chars, body_chars + non_space_length("".join(final.header + final.statements))
         ),
-        copied_code_share=_copied_share(blocks, final, repetition, completion.thinking or ""),
+        copied_code_share=_copied_share(blocks, final, repetition, thinking_chars),
+        prose_code_share=_prose_copies(repetition, final) / repetition.key_bytes if repetition.key_bytes else 0.0,
         # Repeats are counted over the whole final code: a comment written twenty times above the theorem is a loop.
         boilerplate_comments=(
             sum(map(_boilerplate_count, commented), _boilerplate_count(comments)) if commented or comments else 0
@@ -355,23 +366,26 @@ def _most_repeated_line(text: str) -> int:
     return max(counts.values(), default=0)
 
 
-def _block_repeats(blocks: Iterable[Block], tactic_keys: list[str]) -> int:
+def _block_repeats(blocks: Iterable[Block], tactic_keys: list[bytes]) -> int:
     """Occurrences of the most repeated fenced block of the thinking of at least `_MIN_REPEATED_BLOCK` characters.
 
-    Tactic blocks are compared by `tactic_keys` (their code, comments removed and spacing collapsed), so a block
-    written again under a new `-- attempt 7` comment is the same block; other blocks by their text.
+    Tactic blocks are compared by `tactic_keys` (their code, comments and whitespace removed), so a block written
+    again under a new `-- attempt 7` comment or indented anew is the same block; other blocks by their text.
     """
-    texts = [key for key in tactic_keys if len(key) >= _MIN_REPEATED_BLOCK]
+    texts: list[bytes | str] = [key for key in tactic_keys if len(key) >= _MIN_REPEATED_BLOCK]
     texts += [b.text for b in blocks if b.language != TACTICS_LANGUAGE and len(b.text) >= _MIN_REPEATED_BLOCK]
     if len(set(texts)) == len(texts):  # the usual thinking: no block written twice, so no counting
         return 1 if texts else 0
     return max(Counter(texts).values())
 
 
-def _blank_lines(data: bytes, completion: Completion, repetition: Repetition, limit: int | None) -> tuple[int, int]:
-    """The most blank lines in a row anywhere (when more than `limit`, 0 otherwise), and the extra blank lines.
+def _blank_lines(
+    data: bytes, completion: Completion, repetition: Repetition, limit: int | None
+) -> tuple[int, int, float]:
+    """Blank lines and whitespace: the longest run, the extra blank lines, the whitespace share.
 
-    `data` is the completion in UTF-8. A line of spaces or tabs is blank (ten thousand lines of one space are
+    The run is the most blank lines in a row anywhere, when more than `limit` (0 otherwise); the share is that of
+    spaces, tabs and newlines among the completion's bytes. `data` is the completion in UTF-8. A line of spaces or tabs is blank (ten thousand lines of one space are
     padding), and so, in the prose, is a line of digits (the repetition keys delete them). A block cut out of the
     prose is a line of its own there: eight blocks written one after the other, a blank line between each, are not
     twenty blank lines. The extra blank lines are those after the first of each run, over the whole completion: one
@@ -384,7 +398,8 @@ def _blank_lines(data: bytes, completion: Completion, repetition: Repetition, li
         keys = [piece.encode(errors=UTF8_ERRORS).translate(None, _KEY_BLANK) for piece in pieces]
         run = max(run, *(over_limit_run(key, b"\n", limit, offset=1) for key in keys))
     runs = _BLANK_RUN.findall(blanks) if b"\n\n\n" in blanks else []
-    return run, sum(map(len, runs)) - 2 * len(runs)
+    whitespace = len(data) - len(blanks) + blanks.count(b"\n")
+    return run, sum(map(len, runs)) - 2 * len(runs), whitespace / len(data) if data else 0.0
 
 
 def _nested_fences(blocks: Iterable[Block]) -> int:
@@ -399,16 +414,18 @@ def _nested_fences(blocks: Iterable[Block]) -> int:
     return sum(1 for text in texts if _NESTED_FENCE.search("\n" + text))
 
 
-def _code_loop(blocks: TacticBlockLines, final: LeanParts | None) -> int:
+def _code_loop(blocks: TacticBlockLines, final: LeanParts | None, limit: int | None) -> int:
     """Most copies in a row of one passage of proof lines, in one tactic block or in the final proof.
 
     Lines compare with their spacing collapsed. A proof repeats cases (`· norm_num` after `interval_cases`), but not
-    hundreds of times: `skip` or `try norm_num` written again and again is a loop that Lean accepts.
+    hundreds of times: `skip` or `try norm_num` written again and again is a loop that Lean accepts. Only a block or
+    proof of more than `limit` lines can hold more than `limit` copies, so only those are measured (0 when none).
     """
-    runs = [_lines_loop(final.body)] if final is not None else []
+    least = 2 if limit is None else limit + 1
+    runs = [_lines_loop(final.body)] if final is not None and len(final.body) >= least else []
     start = 0
     for count in blocks.proof_lines:
-        if count > 1:
+        if count >= least:
             runs.append(_lines_loop(blocks.body[start : start + count]))
         start += count
     return max(runs, default=0)
@@ -460,15 +477,15 @@ class TacticBlockLines(NamedTuple):
     comments: list[tuple[Comment, ...]]
     chars: int
     text: str
-    keys: list[str]
+    keys: list[bytes]
 
 
 def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
     """Take the tactic blocks apart: each one's code and proof lines, all their proof lines, the comments of each.
 
     `other` holds the header lines and declaration signatures of the blocks that have some. `text` is the blocks'
-    texts joined, and `chars` counts its non-whitespace characters, comments included. `keys` are the blocks' codes,
-    comments removed and spacing collapsed. A block of plain tactics
+    texts joined, and `chars` counts its non-whitespace characters, comments included. `keys` are the blocks' codes
+    in UTF-8, comments and whitespace removed. A block of plain tactics
     (most are: `plain_tactic_blocks` finds them all in one search) needs only its lines stripped; the others go
     through `split_lean`.
     """
@@ -494,8 +511,8 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
         proof_counts.append(len(lines))
         body += lines
     joined = "".join(texts)
-    # Each block's code with its spacing collapsed, all at once: the blocks joined by a byte that is no whitespace.
-    keys = [key.strip() for key in " ".join("\0".join(codes).split()).split("\0")] if codes else []
+    # Each block's code with its spaces, tabs and newlines deleted, all at once (joined by a byte that is none of them).
+    keys = "\0".join(codes).encode(errors=UTF8_ERRORS).translate(None, b" \t\n").split(b"\0") if codes else []
     return TacticBlockLines(
         tuple(code_lines), tuple(proof_counts), body, other, comments, non_space_length(joined), joined, keys
     )
@@ -507,40 +524,47 @@ def _prose_lines(lines: list[str], *, english: bool) -> int:
     Such a line holds two or more English function words that Lean never uses, or is a sentence (a capitalised word
     and three more words: `The bound follows from the hypothesis`), or holds LaTeX (`$`). `english` says whether any of the function words occurs in `lines` at all (`tactics_used` finds that cheaply).
     """
-    joined = "\n" + "\n".join(dict.fromkeys(lines))
-    sentences = _SENTENCE_LINE.search(joined) is not None
+    distinct = list(dict.fromkeys(lines))
+    joined = "\n" + "\n".join(distinct)
+    sentences = "$" in joined or _SENTENCE_LINE.search(joined) is not None
     if not english and not sentences:
         return 0
     if not sentences:
         return len(_PROSE_LINE.findall(joined.lower()))
-    return sum(1 for line in dict.fromkeys(lines) if _is_prose(line, english=english))
+    return sum(1 for line in distinct if _is_prose("\n" + line, english=english))
 
 
 def _is_prose(line: str, *, english: bool) -> bool:
-    line = "\n" + line
-    return _SENTENCE_LINE.match(line) is not None or (english and _PROSE_LINE.match(line.lower()) is not None)
+    """`_prose_lines` for one line, after a newline."""
+    if "$" in line or _SENTENCE_LINE.match(line) is not None:
+        return True
+    return english and _PROSE_LINE.match(line.lower()) is not None
 
 
-def _copied_share(blocks: TacticBlockLines, final: LeanParts, repetition: Repetition, thinking: str) -> float:
-    """Share of the thinking's non-whitespace characters in lines copied from the final code.
+def _copied_share(blocks: TacticBlockLines, final: LeanParts, repetition: Repetition, thinking_chars: int) -> float:
+    """Share of the thinking's characters in lines copied from the final code (each counted without its spacing).
 
     Tactic-block statements count when they equal one of the final code's (its header, its signatures and its
     proof, split the same way), compared by `_statements`: spacing deleted, subscript digits written as digits,
     lines cut at `;` and `<;>`, so a proof pasted re-spaced, joined on one line or with `h0` for `h₀` is still a
     copy. Prose lines count when one equals a final-code line up to the repetition rules' keys, whatever its length.
     """
-    chars = non_space_length(thinking)
-    if not chars:
+    if not thinking_chars:
         return 0.0
     final_statements = set(_statements([*final.body, *final.header, *final.statements]))
     copied = sum(map(len, filter(final_statements.__contains__, _statements([*blocks.body, *blocks.other]))))
+    prose = _prose_copies(repetition, final)
+    return min((copied + prose) / thinking_chars, 1.0)
+
+
+def _prose_copies(repetition: Repetition, final: LeanParts) -> int:
+    """Bytes of the prose's keys in lines whose key is a final-code line's, counted as often as the prose has them."""
     counts = repetition.key_counts
-    if counts:
-        # A final-code line whose key is a prose line's, counted as often as the prose has it.
-        for key in counts.keys() & set(line_keys(final.code)):
-            if len(key) >= _MIN_COPIED_KEY:
-                copied += len(key) * counts[key]
-    return min(copied / chars, 1.0)
+    if not counts:
+        return 0
+    return sum(
+        len(key) * counts[key] for key in counts.keys() & set(line_keys(final.code)) if len(key) >= _MIN_COPIED_KEY
+    )
 
 
 def _statements(lines: list[str]) -> list[str]:
@@ -549,7 +573,9 @@ def _statements(lines: list[str]) -> list[str]:
     for subscript, digit in _SUBSCRIPT_DIGITS:
         if subscript in joined:
             joined = joined.replace(subscript, digit)
-    return _STATEMENT_BREAK.sub("\n", joined).replace(" ", "").replace("\t", "").split("\n")
+    if ";" in joined:
+        joined = joined.replace("<;>", "\n").replace(";", "\n")
+    return joined.replace(" ", "").replace("\t", "").split("\n")
 
 
 def _density(comment_chars: int, code_chars: int) -> float:

@@ -67,6 +67,7 @@ class Repetition(NamedTuple):
             `max_blank_lines` (0 otherwise).
         counts: How often each long line's key occurs.
         key_counts: How often each non-blank line's key occurs.
+        key_bytes: Bytes of the keys, newlines aside: the text's UTF-8 bytes other than spaces, tabs and digits.
         short_repeats: Occurrences of the most repeated short non-blank line (under `repetition_min_chars`), when
             there are more short lines than `max_short_line_repeats` (0 otherwise: it cannot exceed the bound).
         longest_line: Bytes in the longest line's key.
@@ -94,6 +95,7 @@ class Repetition(NamedTuple):
     blank_lines: int
     counts: Counter[bytes]
     key_counts: Counter[bytes]
+    key_bytes: int
     short_repeats: int = 0
     longest_line: int = 0
     anchored_copies: int = 0
@@ -152,6 +154,7 @@ def measure_repetition(
             blank_lines,
             Counter(),
             line_counts,
+            len(keys) - lines + 1,
             short_repeats,
             0,
             0,
@@ -182,6 +185,7 @@ def measure_repetition(
         blank_lines,
         counts,
         line_counts,
+        len(keys) - lines + 1,
         short_repeats,
         _longest(long),
         _anchored_copies(long) if _over(len(long), config.max_paraphrased_copies) else 0,

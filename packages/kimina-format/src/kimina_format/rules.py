@@ -254,6 +254,22 @@ def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list
                 f"{m.copied_code_share:.0%} of the thinking is lines copied from the final code (limit {share:.0%})",
             )
         )
+    share = config.max_prose_code_share
+    if share is not None and m.prose_code_share > share:
+        violations.append(
+            Violation(
+                Code.COPIED_CODE,
+                f"{m.prose_code_share:.0%} of the prose is lines of the final code (limit {share:.0%})",
+            )
+        )
+    least = config.min_reasoning_chars
+    if least is not None and m.reasoning_chars < least and c.think_closed:
+        violations.append(
+            Violation(
+                Code.REASONING_TOO_SHORT,
+                f"{m.reasoning_chars} characters of reasoning outside the blocks (least {least})",
+            )
+        )
     return violations
 
 

@@ -42,6 +42,7 @@ class ViolationCode(str, Enum):
     FENCE_UNCLOSED = "fence_unclosed"
     TACTIC_BLOCK_PROSE = "tactic_block_prose"
     COPIED_CODE = "copied_code"
+    REASONING_TOO_SHORT = "reasoning_too_short"
     # Rule 5: comment density of the final proof body, of the whole final code and of the tactic blocks.
     PROOF_TOO_MANY_COMMENTS = "proof_too_many_comments"
     CODE_TOO_MANY_COMMENTS = "code_too_many_comments"
