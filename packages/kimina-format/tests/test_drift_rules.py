@@ -239,10 +239,13 @@ def reworded(i: int) -> str:
 @pytest.mark.parametrize(("copies", "broken"), [(13, False), (14, True)])
 def test_reworded_near_copies_of_a_line(build: Builder, copies: int, broken: bool) -> None:
     # The line and its reworded copies, spread out: each copy differs from the line by one word near a different end.
+    # The bound of `max_near_duplicates` alone: `max_reworded_lines` takes both (more than 8 copies changed at places
+    # that vary), see test_reworded_passages.py.
     filler = distinct_lines(copies + 1)
     lines = [LONG_LINE, *map(reworded, range(copies))]
     verdict = check_format(
-        build(reasoning="\n\n".join(f"{line}\n{other}" for line, other in zip(lines, filler, strict=True)))
+        build(reasoning="\n\n".join(f"{line}\n{other}" for line, other in zip(lines, filler, strict=True))),
+        config=FormatConfig(max_reworded_lines=None),
     )
     assert len(set(lines)) == copies + 1  # no two are equal
     assert verdict.metrics.max_line_repeats <= 2

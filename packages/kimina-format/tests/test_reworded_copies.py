@@ -130,9 +130,9 @@ def test_copies_that_each_drop_a_word_mostly_lose_the_score(passing_rows: list[R
     assert len(kept) <= applied // 10, f"{len(kept)} of {applied} loops kept their score, e.g. {kept[:3]}"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="hole: see the comment of the test above")
 @pytest.mark.parametrize("how", ["drop", "either"])
 def test_copies_that_each_drop_a_word_all_lose_the_score(passing_rows: list[Row], how: str) -> None:
+    # The rows the template loop lets through, `max_reworded_lines` takes: copies changed at places that vary.
     kept, applied = kept_score(passing_rows, 1, how)
     assert not kept, f"{len(kept)} of {applied} loops kept their score, e.g. {kept[:3]}"
 

@@ -31,7 +31,10 @@ BY_ELAB = (
 
 def completion(code: str) -> str:
     block = "```tactics\n  exact cheat.elim\n```"
-    thinking = "The hypotheses are contradictory, so the goal follows from them."
+    thinking = (
+        "The hypotheses are contradictory, so the goal follows from them: once `cheat` gives `False`, any goal is"
+        " closed by eliminating it."
+    )
     return f"<think>\n{thinking}\n\n{block}\n\nThat closes it.\n\n{block}\n</think>\n```lean4\n{code}\n```"
 
 

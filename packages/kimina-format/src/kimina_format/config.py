@@ -40,6 +40,9 @@ class FormatConfig:
         max_alike_lines: Most prose lines (of at least `template_min_chars`) that are one line with a word or two
             changed, wherever they are: a counter loop broken up by other lines, or two loops interleaved. A copy
             whose numbers change does not count, so an enumeration of one sentence counts once.
+        max_reworded_lines: Most long prose lines that are one line with a word or two changed, added, dropped or
+            swapped, the changes at places that vary from copy to copy (at least three places over the group): a
+            passage written again and again, reworded a little each time, spread out or in a row.
         max_medium_line_repeats: Most times one prose line of `template_min_chars` to `repetition_min_chars`
             (by the key of `max_line_repeats`) may occur: such lines are too short for `max_line_repeats` and a
             loop of them (`So x = 0 fails, try the next one.`) should not wait for `max_short_line_repeats`.
@@ -123,6 +126,7 @@ class FormatConfig:
     max_template_repeats: int | None = 10
     max_short_consecutive_repeats: int | None = 10
     max_alike_lines: int | None = 24
+    max_reworded_lines: int | None = 8
     max_medium_line_repeats: int | None = 45
     max_paraphrased_copies: int | None = 100
     max_short_line_repeats: int | None = 250

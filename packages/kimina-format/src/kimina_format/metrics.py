@@ -94,6 +94,8 @@ class FormatMetrics:
             (digits kept), when more than `max_template_repeats` (0 otherwise).
         alike_lines: Most prose lines alike to one line with a word or two changed (numbers that change do not
             count), wherever they are, when more than `max_alike_lines` (0 otherwise).
+        reworded_lines: Lines in the largest group of long prose lines that are one line with a word or two changed
+            at places that vary (see `FormatConfig.max_reworded_lines`), when more than that bound (0 otherwise).
         short_consecutive_repeats: Copies in a row of the most looped passage of prose lines of any length (blank
             lines aside, digits kept), when more than `max_short_consecutive_repeats` (0 otherwise).
         medium_line_repeats: Occurrences of the most repeated prose line of `template_min_chars` to
@@ -168,6 +170,7 @@ class FormatMetrics:
     consecutive_repeats: int = 1
     template_repeats: int = 0
     alike_lines: int = 0
+    reworded_lines: int = 0
     medium_line_repeats: int = 0
     short_consecutive_repeats: int = 0
     loop_lines: int = 0
@@ -228,6 +231,7 @@ _REPETITION_METRICS = {
     "alike_lines": "alike_lines",
     "medium_line_repeats": "medium_repeats",
     "short_consecutive_repeats": "short_loop",
+    "reworded_lines": "reworded",
     "loop_lines": "loop_lines",
     "near_duplicates": "near_duplicates",
     "paraphrased_copies": "anchored_copies",

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from itertools import compress
-from operator import getitem, itemgetter
+from operator import add, getitem, itemgetter, or_
 from typing import NamedTuple, cast
 
 from kimina_format.config import FormatConfig
@@ -48,6 +48,14 @@ _MAX_GROUPS = 8
 _MIN_VARIANTS = 6
 # The first length `_common_opening` tries before doubling: most lines it compares share less.
 _FIRST_PROBE = 8
+# How many different long keys must share an opening and an ending band before `_reworded_copies` looks at them.
+_SEED_COPIES = 3
+# Fewest places a group's copies must change in, for `_reworded_copies`: a table's rows change in one or two columns.
+_MIN_CHANGED_PLACES = 3
+# Fewest words a line must have for `_reworded_copies` to tell a reworded copy of it.
+_MIN_WORDS = 6
+# Most words two copies of a line may differ in, for `_reworded_copies` (a fifth of a line of twenty): two each.
+_FEW_WORDS = 4
 # A number, in ASCII digits or as subscript or superscript digits (`h₀`, `x²`).
 _NUMBER = re.compile("[0-9\u2080-\u2089\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 
@@ -84,6 +92,8 @@ class Repetition(NamedTuple):
             more than `max_short_consecutive_repeats` (0 otherwise).
         medium_repeats: Occurrences of the most repeated line of `template_min_chars` to `repetition_min_chars`
             key bytes, when there are more such lines than `max_medium_line_repeats` (0 otherwise).
+        reworded: Lines in the largest group of long lines that are one line reworded in a word or two at places
+            that vary from copy to copy (see `_reworded_copies`), when more than `max_reworded_lines` (0 otherwise).
     """
 
     lines: int
@@ -104,6 +114,7 @@ class Repetition(NamedTuple):
     alike_lines: int = 0
     medium_repeats: int = 0
     short_loop: int = 0
+    reworded: int = 0
 
 
 def measure_repetition(
@@ -143,6 +154,7 @@ def measure_repetition(
     template, alike = _templates(units, key_lines, config, text, edges)
     medium = _medium_repeats(units, key_lines, len(units) - len(long), config, edges)
     short_loop = _short_loop(key_lines, line_counts, top_line, config, text, edges)
+    reworded = _reworded_copies(long, key_lines, config, text)
     if not long:
         return Repetition(
             lines,
@@ -163,6 +175,7 @@ def measure_repetition(
             alike,
             medium,
             short_loop,
+            reworded,
         )
     counts = Counter(long)
     most = max(counts.values())
@@ -194,6 +207,7 @@ def measure_repetition(
         alike,
         medium,
         short_loop,
+        reworded,
     )
 
 
@@ -642,6 +656,166 @@ def _paragraph_repeats(keys: bytes, min_chars: int) -> int:
     """
     counts = Counter(keys.strip(b"\n").split(b"\n\n"))  # stripped: the first paragraph is like the others
     return max((n for paragraph, n in counts.items() if n > 1 and len(paragraph) >= min_chars), default=1)
+
+
+def _reworded_copies(long: list[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]) -> int:
+    """Lines in the largest group of long lines that are one line reworded a little, at places that vary.
+
+    A passage written again and again, a word or two changed in each copy, leaves such groups. Its copies keep most of the line, so most of them keep its opening and its ending bands: the gate (in C) is a
+    count of the different long keys by their opening and ending bands together, which only near-copies share.
+    Where `_SEED_COPIES` different keys share both (the `_MAX_GROUPS` most shared pairs), the long lines that share
+    either band of the pair are confirmed on their words (case folded): each joins the first of at most `_MAX_GROUPS` leaders it is within `_word_changes` of, and
+    the places where it differs from the leader are kept. A group counts when its changes fall in at least
+    `_MIN_CHANGED_PLACES` places, and in more than twice as many as one line changes: a table's rows (`The variable
+    a appears only in the first factor`, then `b` and `second`), or a template's, change the same columns, copies
+    reworded at random do not; and a number changed into another is an
+    enumeration's change (values checked one by one), which is no place.
+    """
+    limit = config.max_reworded_lines
+    if limit is None or len(long) <= limit:
+        return 0
+    band = config.template_band_chars
+    head, tail = itemgetter(slice(None, band)), itemgetter(slice(-band, None))
+    distinct = set(long)
+    pairs = Counter(map(add, map(head, distinct), map(tail, distinct)))
+    if max(pairs.values()) < _SEED_COPIES:
+        return 0
+    # The most shared pairs first, each with the long lines that share its opening or its ending: a seed's own lines,
+    # so that other near-copies (a derivation restated) do not crowd its copies out of the groups.
+    seeds = sorted((pair for pair, count in pairs.items() if count >= _SEED_COPIES), key=pairs.__getitem__)
+    heads, tails = list(map(head, long)), list(map(tail, long))
+    where: list[int] = []  # each long line's index in the text, found once a seed has enough members
+    lines: list[str] = []
+    words: dict[int, list[str]] = {}
+    best = 0
+    for pair in seeds[-_MAX_GROUPS:]:
+        shares = map(or_, map(pair[:band].__eq__, heads), map(pair[band:].__eq__, tails))
+        members = list(compress(range(len(long)), shares))
+        if len(members) <= limit:
+            continue
+        if not where:
+            least = config.repetition_min_chars
+            where.extend(compress(range(len(key_lines)), map(least.__le__, map(len, key_lines))))
+            lines.extend(text().split("\n"))
+        for i in members:
+            if i not in words:
+                words[i] = lines[where[i]].lower().split()
+        best = max(best, _reworded_group([words[i] for i in members]))
+    return best if best > limit else 0
+
+
+def _reworded_group(lines: list[list[str]]) -> int:
+    """`_reworded_copies` for the words of lines that hold the same numbers: the size of the largest group that counts."""
+    leaders: list[list[str]] = []
+    sizes: list[int] = []
+    places: list[set[int]] = []
+    widest: list[int] = []  # the most places one line of each group changed
+    joined: list[int] = []  # when each group last took a line
+    best = 0
+    for i, words in enumerate(lines):
+        for g, leader in enumerate(leaders):
+            if words == leader:
+                sizes[g] += 1
+                joined[g] = i
+                break
+            changed = _word_changes(leader, words) if leader else None
+            if changed is not None:
+                sizes[g] += 1
+                joined[g] = i
+                places[g].update(changed)
+                widest[g] = max(widest[g], len(changed))
+                # Counted when the changes spread: over more places than twice the most one line changed (a
+                # template's rows change the same columns, each row all of them).
+                if len(places[g]) >= max(_MIN_CHANGED_PLACES, 2 * widest[g] + 1):
+                    best = max(best, sizes[g])
+                break
+        else:
+            # A line of too few words (a formula) leads a group that nothing joins: an empty leader, never compared.
+            lead = words if len(_WORD_TOKEN.findall(" ".join(words))) >= _MIN_WORDS else []
+            if len(leaders) < _MAX_GROUPS:
+                leaders.append(lead)
+                sizes.append(1)
+                places.append(set())
+                widest.append(0)
+                joined.append(i)
+            else:
+                g = joined.index(min(joined))
+                leaders[g], sizes[g], places[g], widest[g], joined[g] = lead, 1, set(), 0, i
+    return best
+
+
+def _word_changes(leader: list[str], words: list[str]) -> list[int] | None:
+    """The places (word indices in `leader`) where `words` differs from it, when only a few words changed.
+
+    A fifth of the leader's words (two at least, four at most) may differ, changed, added, dropped or swapped with
+    a neighbour, at most two
+    of them added or dropped more than dropped or added (two copies that each change two words of a line of twenty
+    differ in four); None otherwise, or when the leader is too short to tell. `_reworded_group` only leads with lines
+    of `_MIN_WORDS` words (tokens without digits or symbols): a formula restated is a derivation, not a sentence. The places are the changed words when the lines have the
+    same length, else the two ends of what differs.
+    """
+    size = len(leader)
+    if size < _MIN_WORDS or abs(len(words) - size) > 2:
+        return None
+    most = min(_FEW_WORDS, max(2, size // 5))
+    if len(words) == size:
+        # A formula changed into another (a number into a number: `n = 3: 9 is odd`, or `\sin{x}` into `\cos{x}`) is
+        # an enumeration's or a derivation's change: no place, no edit. A word changed is.
+        changed = [
+            i
+            for i, (a, b) in enumerate(zip(leader, words, strict=True))
+            if a != b and not (_FORMULA.search(a) and _FORMULA.search(b))
+        ]
+        # Two neighbours swapped are one edit.
+        swaps = sum(
+            1
+            for i, j in zip(changed, changed[1:], strict=False)
+            if j == i + 1 and leader[i] == words[j] and leader[j] == words[i]
+        )
+        if len(changed) - swaps <= most:
+            return changed
+    shorter = min(size, len(words))
+    start = 0
+    while start < shorter and leader[start] == words[start]:
+        start += 1
+    end = 0
+    while end < shorter - start and leader[-1 - end] == words[-1 - end]:
+        end += 1
+    first, second = leader[start : size - end], words[start : len(words) - end]
+    # What differs holds a word: the places are its two ends. Formulas only (a derivation restated): alike, at no place.
+    places = [start, start + max(len(first), 1) - 1] if _WORD_TOKEN.search(" ".join(first + second)) else []
+    # Two edits, one at each end of what differs (two copies that each drop a word, at two places): slices, in C.
+    for left_a, left_b in _EDITS:
+        for right_a, right_b in _EDITS:
+            if first[left_a : len(first) - right_a] == second[left_b : len(second) - right_b]:
+                return places
+    if len(first) > _MAX_ALIGNED or _edits(first, second, most) > most:
+        return None
+    return places
+
+
+# A token of a formula rather than a word: it holds a digit or a symbol of LaTeX or arithmetic.
+_FORMULA = re.compile(r"[0-9$\\^_{}=+*/<>()\[\]|≤≥≠∈·×−-]")
+# A word among space-separated tokens: it holds none of the characters of `_FORMULA`.
+_WORD_TOKEN = re.compile(r"(?:^| )[^ 0-9$\\^_{}=+*/<>()\[\]|≤≥≠∈·×−-]+(?= |$)")
+# The ways one word can differ at one place: changed (each side has it), dropped (only the first), added (only the
+# second).
+_EDITS = ((1, 1), (1, 0), (0, 1))
+# Most words of differing stretch that `_word_changes` aligns word by word; a longer one is not a few words changed.
+_MAX_ALIGNED = 24
+
+
+def _edits(a: list[str], b: list[str], most: int) -> int:
+    """Word edits (changed, added, dropped) that make `a` into `b`, counted up to `most + 1` (a banded Levenshtein)."""
+    previous = list(range(len(b) + 1))
+    for i, word in enumerate(a, 1):
+        current = [i] + [most + 1] * len(b)
+        for j in range(max(1, i - most), min(len(b), i + most) + 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (word != b[j - 1]))
+        if min(current) > most:
+            return most + 1
+        previous = current
+    return min(previous[-1], most + 1)
 
 
 def _paragraph_room(counts: Counter[bytes], limit: int) -> int:

@@ -146,6 +146,15 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
                 f"{m.alike_lines} prose lines are one line with a word or two changed (limit {limit})",
             )
         )
+    limit = config.max_reworded_lines
+    if limit is not None and m.reworded_lines > limit:
+        violations.append(
+            Violation(
+                Code.NEAR_DUPLICATES,
+                f"{m.reworded_lines} prose lines are one line reworded in a word or two, at places that vary"
+                f" (limit {limit})",
+            )
+        )
     limit = config.max_medium_line_repeats
     if limit is not None and m.medium_line_repeats > limit:
         violations.append(
