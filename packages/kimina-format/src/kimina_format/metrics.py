@@ -54,8 +54,10 @@ _SENTENCE_LINE = re.compile(r"\n[ \t]*[A-Z][a-z]+(?:[ \t]+[A-Za-z]+[,.:;]?){3}")
 _NESTED_FENCE = re.compile(r"\n[ \t]*```+[ \t]*[^\s`]")
 # Bytes a prose line may hold and still be blank, as in the repetition keys: spaces, tabs and digits.
 _KEY_BLANK = b" \t0123456789"
-# Two blank lines or more (once spaces and tabs are deleted), written with a literal opening the regex engine finds in C.
-_BLANK_RUN = re.compile(rb"\n\n\n+")
+# Two blank lines or more (lines of spaces and tabs are blank), from the newline before them: the regex engine jumps
+# from newline to newline in C.
+_BLANK_RUN = re.compile(rb"\n(?:[ \t]*\n){2,}")
+_VISIBLE_ASCII = bytes(range(33, 127))
 _SUBSCRIPT_DIGITS = tuple(zip("₀₁₂₃₄₅₆₇₈₉", "0123456789", strict=True))
 _MIN_COPIED_KEY = 6  # a prose line this short (`simp`) that equals a code line copies nothing
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -94,8 +96,9 @@ class FormatMetrics:
             (digits kept), when more than `max_template_repeats` (0 otherwise).
         alike_lines: Most prose lines alike to one line with a word or two changed (numbers that change do not
             count), wherever they are, when more than `max_alike_lines` (0 otherwise).
-        reworded_lines: Lines in the largest group of long prose lines that are one line with a word or two changed
-            at places that vary (see `FormatConfig.max_reworded_lines`), when more than that bound (0 otherwise).
+        reworded_lines: Lines in a group of long prose lines that are one line with a word or two changed at places
+            that vary (see `FormatConfig.max_reworded_lines`): the first group found of more than that bound (0 when
+            there is none).
         short_consecutive_repeats: Copies in a row of the most looped passage of prose lines of any length (blank
             lines aside, digits kept), when more than `max_short_consecutive_repeats` (0 otherwise).
         medium_line_repeats: Occurrences of the most repeated prose line of `template_min_chars` to
@@ -282,10 +285,11 @@ def measure(
     prose_utf8 = completion.prose_utf8
     # Invisible characters, pictographs and tabs are junk wherever they are: the prose, the blocks, the code.
     data = text.encode(errors=UTF8_ERRORS)
-    junk = junk_characters(data)
-    blank_line_run, extra_blank_lines, whitespace_share = _blank_lines(
-        data, completion, repetition, config.max_blank_lines
-    )
+    # The whitespace, the control bytes and the non-ASCII characters: what the junk and whitespace measures read.
+    rest = data.translate(None, _VISIBLE_ASCII)
+    junk = junk_characters(rest)
+    whitespace = rest.count(b" ") + rest.count(b"\n") + rest.count(b"\t")
+    blank_line_run, extra_blank_lines = _blank_lines(data, completion, repetition, config.max_blank_lines)
 
     summary = completion.summary
     summary_text = summary.strip()
@@ -313,7 +317,7 @@ def measure(
         "space_run": over_limit_run(text.replace("\t", " ") if "\t" in text else text, " ", max_space_run),
         "blank_line_run": blank_line_run,
         "extra_blank_lines": extra_blank_lines,
-        "whitespace_share": whitespace_share,
+        "whitespace_share": whitespace / len(data) if data else 0.0,
         "tactic_blocks": len(blocks.code_lines),
         "unclosed_fences": [block.closed for block in thinking_blocks].count(False) + _nested_fences(thinking_blocks),
         "tactic_block_lines": blocks.code_lines,
@@ -334,6 +338,7 @@ def measure(
     code_comment_chars = non_space_length("".join([c.text for c in comments])) if comments else 0
     body_chars = non_space_length("".join(final.body))
     final_names, final_invocations, _ = tactics_used(final.body)
+    prose_copies = _prose_copies(repetition, final)
     declarations, literal_chars, helper_chars = _code_padding(final)
     metrics.update(
         code_lines=final.code_lines,
@@ -346,8 +351,8 @@ def measure(
         code_comment_density=_density(
             code_comment_chars, body_chars + non_space_length("".join(final.header + final.statements))
         ),
-        copied_code_share=_copied_share(blocks, final, repetition, thinking_chars),
-        prose_code_share=_prose_copies(repetition, final) / repetition.key_bytes if repetition.key_bytes else 0.0,
+        copied_code_share=_copied_share(blocks, final, prose_copies, thinking_chars),
+        prose_code_share=prose_copies / repetition.key_bytes if repetition.key_bytes else 0.0,
         # Repeats are counted over the whole final code: a comment written twenty times above the theorem is a loop.
         boilerplate_comments=(
             sum(map(_boilerplate_count, commented), _boilerplate_count(comments)) if commented or comments else 0
@@ -383,27 +388,27 @@ def _block_repeats(blocks: Iterable[Block], tactic_keys: list[bytes]) -> int:
     return max(Counter(texts).values())
 
 
-def _blank_lines(
-    data: bytes, completion: Completion, repetition: Repetition, limit: int | None
-) -> tuple[int, int, float]:
-    """Blank lines and whitespace: the longest run, the extra blank lines, the whitespace share.
+def _blank_lines(data: bytes, completion: Completion, repetition: Repetition, limit: int | None) -> tuple[int, int]:
+    """Blank lines: the most in a row anywhere (when more than `limit`, 0 otherwise) and the extra ones.
 
-    The run is the most blank lines in a row anywhere, when more than `limit` (0 otherwise); the share is that of
-    spaces, tabs and newlines among the completion's bytes. `data` is the completion in UTF-8. A line of spaces or tabs is blank (ten thousand lines of one space are
+    `data` is the completion in UTF-8. A line of spaces or tabs is blank (ten thousand lines of one space are
     padding), and so, in the prose, is a line of digits (the repetition keys delete them). A block cut out of the
     prose is a line of its own there: eight blocks written one after the other, a blank line between each, are not
     twenty blank lines. The extra blank lines are those after the first of each run, over the whole completion: one
     blank line between paragraphs is layout, nineteen between each is padding.
     """
-    blanks = data.translate(None, b" \t")
-    run = over_limit_run(blanks, b"\n", limit, offset=1)
+    if limit is not None and limit < 2:  # a run of one blank line matters: counted on the lines themselves
+        run = over_limit_run(data.translate(None, b" \t"), b"\n", limit, offset=1)
+    else:  # only runs of two blank lines or more matter: found by one regex, from each newline
+        run = 0
+    blanks = [found.count(b"\n") - 1 for found in _BLANK_RUN.findall(b"\n" + data)]
+    if blanks and (limit is None or max(blanks) > limit):
+        run = max(run, *blanks)
     if repetition.blank_lines:  # over the limit across the joined prose: measured again piece by piece
         pieces = [*completion.reasoning_pieces, completion.summary]
         keys = [piece.encode(errors=UTF8_ERRORS).translate(None, _KEY_BLANK) for piece in pieces]
         run = max(run, *(over_limit_run(key, b"\n", limit, offset=1) for key in keys))
-    runs = _BLANK_RUN.findall(blanks) if b"\n\n\n" in blanks else []
-    whitespace = len(data) - len(blanks) + blanks.count(b"\n")
-    return run, sum(map(len, runs)) - 2 * len(runs), whitespace / len(data) if data else 0.0
+    return run, sum(blanks) - len(blanks)
 
 
 def _nested_fences(blocks: Iterable[Block]) -> int:
@@ -545,19 +550,18 @@ def _is_prose(line: str, *, english: bool) -> bool:
     return english and _PROSE_LINE.match(line.lower()) is not None
 
 
-def _copied_share(blocks: TacticBlockLines, final: LeanParts, repetition: Repetition, thinking_chars: int) -> float:
+def _copied_share(blocks: TacticBlockLines, final: LeanParts, prose: int, thinking_chars: int) -> float:
     """Share of the thinking's characters in lines copied from the final code (each counted without its spacing).
 
     Tactic-block statements count when they equal one of the final code's (its header, its signatures and its
     proof, split the same way), compared by `_statements`: spacing deleted, subscript digits written as digits,
     lines cut at `;` and `<;>`, so a proof pasted re-spaced, joined on one line or with `h0` for `h₀` is still a
-    copy. Prose lines count when one equals a final-code line up to the repetition rules' keys, whatever its length.
+    copy. `prose` adds the prose's copies (`_prose_copies`).
     """
     if not thinking_chars:
         return 0.0
     final_statements = set(_statements([*final.body, *final.header, *final.statements]))
     copied = sum(map(len, filter(final_statements.__contains__, _statements([*blocks.body, *blocks.other]))))
-    prose = _prose_copies(repetition, final)
     return min((copied + prose) / thinking_chars, 1.0)
 
 

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from itertools import compress
-from operator import add, getitem, itemgetter, or_
+from operator import add, getitem, itemgetter, ne, or_
 from typing import NamedTuple, cast
 
 from kimina_format.config import FormatConfig
@@ -52,6 +52,8 @@ _FIRST_PROBE = 8
 _SEED_COPIES = 3
 # Fewest places a group's copies must change in, for `_reworded_copies`: a table's rows change in one or two columns.
 _MIN_CHANGED_PLACES = 3
+# Most lines sharing a seed's bands that `_reworded_copies` reads (hostile text: a loop's copies come well before).
+_MAX_MEMBERS = 2048
 # Fewest words a line must have for `_reworded_copies` to tell a reworded copy of it.
 _MIN_WORDS = 6
 # Most words two copies of a line may differ in, for `_reworded_copies` (a fifth of a line of twenty): two each.
@@ -92,8 +94,9 @@ class Repetition(NamedTuple):
             more than `max_short_consecutive_repeats` (0 otherwise).
         medium_repeats: Occurrences of the most repeated line of `template_min_chars` to `repetition_min_chars`
             key bytes, when there are more such lines than `max_medium_line_repeats` (0 otherwise).
-        reworded: Lines in the largest group of long lines that are one line reworded in a word or two at places
-            that vary from copy to copy (see `_reworded_copies`), when more than `max_reworded_lines` (0 otherwise).
+        reworded: Lines in a group of long lines that are one line reworded in a word or two at places that vary
+            from copy to copy (see `_reworded_copies`), the first found of more than `max_reworded_lines` (0 when
+            there is none).
     """
 
     lines: int
@@ -697,15 +700,20 @@ def _reworded_copies(long: list[bytes], key_lines: list[bytes], config: FormatCo
             least = config.repetition_min_chars
             where.extend(compress(range(len(key_lines)), map(least.__le__, map(len, key_lines))))
             lines.extend(text().split("\n"))
-        for i in members:
+        for i in members[:_MAX_MEMBERS]:
             if i not in words:
                 words[i] = lines[where[i]].lower().split()
-        best = max(best, _reworded_group([words[i] for i in members]))
-    return best if best > limit else 0
+        best = max(best, _reworded_group([words[i] for i in members[:_MAX_MEMBERS]], limit))
+        if best > limit:
+            return best  # one group over the bound is enough; hostile text stops here
+    return 0
 
 
-def _reworded_group(lines: list[list[str]]) -> int:
-    """`_reworded_copies` for the words of lines that hold the same numbers: the size of the largest group that counts."""
+def _reworded_group(lines: list[list[str]], limit: int) -> int:
+    """`_reworded_copies` for the words of some lines: the size of the largest group that counts.
+
+    The scan stops at the first group of more than `limit` lines that counts, and returns its size.
+    """
     leaders: list[list[str]] = []
     sizes: list[int] = []
     places: list[set[int]] = []
@@ -728,6 +736,8 @@ def _reworded_group(lines: list[list[str]]) -> int:
                 # template's rows change the same columns, each row all of them).
                 if len(places[g]) >= max(_MIN_CHANGED_PLACES, 2 * widest[g] + 1):
                     best = max(best, sizes[g])
+                    if best > limit:
+                        return best
                 break
         else:
             # A line of too few words (a formula) leads a group that nothing joins: an empty leader, never compared.
@@ -761,11 +771,9 @@ def _word_changes(leader: list[str], words: list[str]) -> list[int] | None:
     if len(words) == size:
         # A formula changed into another (a number into a number: `n = 3: 9 is odd`, or `\sin{x}` into `\cos{x}`) is
         # an enumeration's or a derivation's change: no place, no edit. A word changed is.
-        changed = [
-            i
-            for i, (a, b) in enumerate(zip(leader, words, strict=True))
-            if a != b and not (_FORMULA.search(a) and _FORMULA.search(b))
-        ]
+        changed = list(compress(range(size), map(ne, leader, words)))
+        if len(changed) > most:
+            changed = [i for i in changed if not (_FORMULA.search(leader[i]) and _FORMULA.search(words[i]))]
         # Two neighbours swapped are one edit.
         swaps = sum(
             1
@@ -801,8 +809,8 @@ _WORD_TOKEN = re.compile(r"(?:^| )[^ 0-9$\\^_{}=+*/<>()\[\]|≤≥≠∈·×−-
 # The ways one word can differ at one place: changed (each side has it), dropped (only the first), added (only the
 # second).
 _EDITS = ((1, 1), (1, 0), (0, 1))
-# Most words of differing stretch that `_word_changes` aligns word by word; a longer one is not a few words changed.
-_MAX_ALIGNED = 24
+# Most words of a differing stretch that `_word_changes` aligns word by word; a longer one is not a few words changed.
+_MAX_ALIGNED = 16
 
 
 def _edits(a: list[str], b: list[str], most: int) -> int:
