@@ -455,7 +455,6 @@ ATTACKS: dict[str, Case] = {
         "padding",
         lambda r: _edited(r, _with_code(_text(r), _code(_text(r)).replace("\n", " " * 99 + "\n"))),
         "99 trailing spaces on every line of the final code",
-        _hole("each run is under max_space_run and nothing bounds the sum (172/188)"),
     ),
     "thinking_blank_lines": Case(
         "padding",
@@ -487,7 +486,6 @@ ATTACKS: dict[str, Case] = {
         "loops",
         _tactic_line_in_a_row,
         "one long nlinarith line written in a row as often as the block bound allows (8 or more)",
-        _hole("no repetition rule reads the lines of a tactic block (184/188)"),
     ),
     "tactic_block_loop_numbered": Case(
         "loops",
@@ -539,7 +537,6 @@ ATTACKS: dict[str, Case] = {
         "code for reasoning",
         _proof_behind_lead_ins,
         "the thinking is each final-proof line in its own block behind one of eight stock lead-ins",
-        _hole("the lead-ins and fences bring the copied share under 50% (112/144 where the proof has two lines)"),
     ),
     "code_twice_hypotheses_renamed": Case(
         "code for reasoning",

@@ -158,17 +158,22 @@ REASONING = " ".join(
 )
 
 
+def proof_lines(count: int) -> str:
+    """`count` different proof lines (the same line written again and again would be a loop)."""
+    return "\n".join(PROOF.replace("h]", f"h, sq_nonneg (x - {i})]") for i in range(count))
+
+
 def test_tactic_block_longer_than_the_proof_warrants(build: Builder) -> None:
-    eleven = "\n".join([PROOF] * 11)
+    eleven = proof_lines(11)
     assert codes(build(reasoning=REASONING, blocks=(PROOF, eleven))) == {Code.TACTIC_BLOCK_TOO_LONG}  # floor is 10
-    assert codes(build(reasoning=REASONING, blocks=(PROOF, "\n".join([PROOF] * 10)))) == set()
+    assert codes(build(reasoning=REASONING, blocks=(PROOF, proof_lines(10)))) == set()
 
 
 def test_tactic_block_limit_grows_with_the_proof(build: Builder) -> None:
-    proof = "\n".join([PROOF] * 10)
-    blocks = (PROOF, "\n".join([PROOF] * 15))
+    proof = proof_lines(10)
+    blocks = (PROOF, proof_lines(15))
     assert codes(build(reasoning=REASONING, blocks=blocks, proof=proof)) == set()  # 1.5 x 10
-    blocks = (PROOF, "\n".join([PROOF] * 16))
+    blocks = (PROOF, proof_lines(16))
     assert codes(build(reasoning=REASONING, blocks=blocks, proof=proof)) == {Code.TACTIC_BLOCK_TOO_LONG}
 
 

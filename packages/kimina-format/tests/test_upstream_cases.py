@@ -100,7 +100,7 @@ def test_a_lean_block_never_closed() -> None:
 
 def test_the_minimal_completion() -> None:
     # upstream test_valid_minimal_thinking_block_passes, whose fixture asked for one tactic block (its own default,
-    # and ours, is two). Rejected as a default: "Planning the proof…" is no reasoning (min_reasoning_chars, 100 bytes;
+    # and ours, is two). Rejected as a default: "Planning the proof…" is no reasoning (min_reasoning_chars, 60 bytes;
     # the shortest real reasoning has 802), and a thinking of one word and the code is what a collapsed policy writes.
     text = (
         "<think>\nPlanning the proof…\n\n```tactics\ntrivial\n```\n</think>\n"

@@ -61,16 +61,18 @@ class FormatConfig:
         max_tactic_block_lines_floor: A tactic block may always have this many proof lines, however short the proof.
         max_tactic_block_lines_ratio: Beyond the floor, a tactic block may have at most this multiple of the final
             proof body's line count.
-        max_tactic_prose_lines: Most distinct tactic-block lines that read as English sentences (two or more English
-            function words that Lean never uses, outside comments).
+        max_tactic_prose_lines: Most distinct tactic-block lines that read as English (outside comments): two or more
+            English function words that Lean never uses, a sentence (a capitalised word and three more, maybe after
+            a Markdown heading, bullet or number), or LaTeX (`$`).
         max_copied_code_share: Most share of the thinking's characters that is lines copied from the final code
             (compared and counted with their spacing deleted and subscript digits as digits, cut at `;` and `<;>`).
         max_prose_code_share: Most share of the prose's bytes (spaces and digits aside) in lines that equal a line
             of the final code: the reasoning is words, not the proof pasted without a fence.
-        min_reasoning_chars: Fewest bytes of prose (the reasoning outside the blocks, and the summary; spaces, digits
-            and newlines aside): a thinking that is the code with a line or two around it is not reasoning.
+        min_reasoning_chars: Fewest bytes of the thinking's prose (spaces, digits and newlines aside), without the line
+            that leads into each block: a thinking that is the code with a line or two around it is not reasoning.
         max_code_loop_repeats: Most copies in a row of one passage of proof lines, in a tactic block or the final
-            proof (a proof by cases repeats `· norm_num`; `skip` three hundred times is a loop Lean accepts).
+            proof (`skip` three hundred times is a loop Lean accepts; a passage holding a case, `· norm_num` after
+            `interval_cases`, is none: Lean takes only as many cases as there are goals).
         max_comment_repeats: Most times one comment may occur in the final code, numbers folded (`-- check 7: ok`).
         max_proof_comment_density: Most comment share (of non-whitespace characters) in the final proof body.
         max_tactics_comment_density: Most comment share (of non-whitespace characters) over all tactic blocks.
@@ -96,6 +98,8 @@ class FormatConfig:
             block cut out of the prose is not).
         max_extra_blank_lines: Most blank lines, over the whole completion, that follow another blank line (one blank
             line between paragraphs is layout; nineteen between every two is padding).
+        max_code_whitespace_share: Most share of the final code's bytes, or of the tactic blocks', that are spaces,
+            tabs or newlines (deep indentation reaches a half; spaces after every line are padding).
         max_whitespace_share: Most share of the completion's characters that are spaces, tabs or newlines.
         max_tab_chars: Most tab characters anywhere (the models write none; in code Lean refuses them).
         max_invisible_chars: Most invisible characters anywhere: zero-width and other format characters, non-ASCII
@@ -139,8 +143,8 @@ class FormatConfig:
     max_tactic_prose_lines: int | None = 2
     max_copied_code_share: float | None = 0.5
     max_prose_code_share: float | None = 0.25
-    min_reasoning_chars: int | None = 100
-    max_code_loop_repeats: int | None = 16
+    min_reasoning_chars: int | None = 60
+    max_code_loop_repeats: int | None = 7
     max_comment_repeats: int | None = 16
     max_proof_comment_density: float | None = 0.75
     max_tactics_comment_density: float | None = 0.5
@@ -159,6 +163,7 @@ class FormatConfig:
     max_blank_lines: int | None = 20
     max_extra_blank_lines: int | None = 40
     max_whitespace_share: float | None = 0.5
+    max_code_whitespace_share: float | None = 0.7
     max_tab_chars: int | None = 64
     max_invisible_chars: int | None = 32
     max_symbol_chars: int | None = 400

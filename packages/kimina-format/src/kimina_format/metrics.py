@@ -48,8 +48,11 @@ _DIGITS = re.compile(r"\d+")
 _JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
 _MIN_REPEATED_BLOCK = 20  # a fenced block shorter than this (`simp`, `norm_num`) may be tried again and again
 # A tactic-block line that reads as a sentence: a capitalised word and three more words (no Lean line starts so:
-# tactics are lower case and names are dotted, `Nat.le_of_lt`), or any line with LaTeX's `$`.
-_SENTENCE_LINE = re.compile(r"\n[ \t]*[A-Z][a-z]+(?:[ \t]+[A-Za-z]+[,.:;]?){3}")
+# tactics are lower case and names are dotted, `Nat.le_of_lt`), maybe after a Markdown heading, bullet or number, or
+# any line with LaTeX's `$`.
+_SENTENCE_LINE = re.compile(
+    r"\n[ \t]*(?:#{1,6} |[-*] |\d+\. )?[A-Z][a-z]+(?:'[a-z]+)?(?:[ \t]+[A-Za-z]+(?:'[a-z]+)?[,.:;]?){3}"
+)
 # A fence line with a language inside a block: the block before it was never closed.
 _NESTED_FENCE = re.compile(r"\n[ \t]*```+[ \t]*[^\s`]")
 # Bytes a prose line may hold and still be blank, as in the repetition keys: spaces, tabs and digits.
@@ -59,7 +62,8 @@ _KEY_BLANK = b" \t0123456789"
 _BLANK_RUN = re.compile(rb"\n(?:[ \t]*\n){2,}")
 _VISIBLE_ASCII = bytes(range(33, 127))
 _SUBSCRIPT_DIGITS = tuple(zip("₀₁₂₃₄₅₆₇₈₉", "0123456789", strict=True))
-_MIN_COPIED_KEY = 6  # a prose line this short (`simp`) that equals a code line copies nothing
+_MIN_COPIED_KEY = 6
+_CASE_OPENERS = ("·", "|", "case ", "next")  # a prose line this short (`simp`) that equals a code line copies nothing
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 # Comments that carry no information, after lower-casing and removing punctuation and numbers ("-- Step 2:").
 PLACEHOLDER_COMMENTS = frozenset(
@@ -127,6 +131,8 @@ class FormatMetrics:
             otherwise).
         extra_blank_lines: Blank lines that follow another blank line, over the whole completion.
         whitespace_share: Share of the completion's characters that are spaces, tabs or newlines.
+        code_whitespace_share: The larger share of spaces, tabs and newlines: in the final code, or in the tactic
+            blocks.
         tactic_blocks: Number of ```` ```tactics ```` blocks in the thinking.
         unclosed_fences: Fenced blocks in the thinking that are never closed (at the end of the thinking, or where a
             fence with a language comes inside them).
@@ -137,8 +143,8 @@ class FormatMetrics:
             counted without its spacing).
         prose_code_share: Share of the prose's bytes (its keys: spaces and digits aside) in lines that equal a line of
             the final code by the same key.
-        reasoning_chars: UTF-8 bytes of the prose (the reasoning and the summary), spaces, tabs, digits and
-            newlines aside.
+        reasoning_chars: UTF-8 bytes of the thinking's prose, spaces, tabs, digits and newlines aside, without the
+            line that leads into each block.
         code_loop_repeats: Copies in a row of the most looped passage of proof lines, in one tactic block or in the
             final proof, among those of more than `max_code_loop_repeats` lines (0 when there is none).
         comment_repeats: Occurrences of the most repeated comment of the final code (numbers folded).
@@ -192,6 +198,7 @@ class FormatMetrics:
     blank_line_run: int = 0
     extra_blank_lines: int = 0
     whitespace_share: float = 0.0
+    code_whitespace_share: float = 0.0
     tactic_blocks: int = 0
     unclosed_fences: int = 0
     tactic_block_lines: tuple[int, ...] = field(default=())
@@ -240,7 +247,6 @@ _REPETITION_METRICS = {
     "paraphrased_copies": "anchored_copies",
     "short_line_repeats": "short_repeats",
     "longest_line_chars": "longest_line",
-    "reasoning_chars": "key_bytes",
 }
 _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 
@@ -328,7 +334,9 @@ def measure(
     }
     think_names, think_invocations, english = tactics_used(blocks.body, _ENGLISH_IDENTIFIERS)
     metrics["tactic_prose_lines"] = _prose_lines(blocks.body, english=bool(english))
+    metrics["reasoning_chars"] = _reasoning_chars(completion, repetition)
     metrics["code_loop_repeats"] = _code_loop(blocks, final, config.max_code_loop_repeats)
+    metrics["code_whitespace_share"] = max(_whitespace_share(blocks.text), _whitespace_share(code or ""))
     if final is None:
         return _metrics(metrics)
 
@@ -441,11 +449,43 @@ def _code_loop(blocks: TacticBlockLines, final: LeanParts | None, limit: int | N
 
 
 def _lines_loop(lines: Sequence[str]) -> int:
-    """Copies in a row of the most looped passage of `lines` (spacing collapsed), 1 when none repeats in a row."""
+    """Copies in a row of the most looped passage of `lines` (spacing collapsed), 1 when none repeats in a row.
+
+    A passage that holds a case (a line opening with `·`, `|`, `case` or `next`) is no loop: each case closes a goal of
+    its own, so Lean accepts only as many as there are goals (`interval_cases n` then `· norm_num` eleven times).
+    """
     if len(set(lines)) == len(lines):
         return 1 if lines else 0
-    keys = [" ".join(line.split()) for line in lines]
+    # A case line is made unique (its index), so no passage holding one repeats.
+    keys = [f"\0{i}" if line.startswith(_CASE_OPENERS) else " ".join(line.split()) for i, line in enumerate(lines)]
     return longest_loop(keys)
+
+
+def _whitespace_share(code: str) -> float:
+    """Share of the bytes of `code` that are spaces, tabs or newlines (0 for no code)."""
+    data = code.encode(errors=UTF8_ERRORS)
+    return 1 - len(data.translate(None, b" \t\n")) / len(data) if data else 0.0
+
+
+def _reasoning_chars(completion: Completion, repetition: Repetition) -> int:
+    """Bytes of the thinking's prose (spaces, tabs, digits and newlines aside), but for the lines leading into blocks.
+
+    The line before each block (`Now in Lean:`) is left out: what remains is the reasoning once the stock lines
+    around the code are taken out.
+    """
+    chars = repetition.key_bytes
+    summary = completion.summary
+    if summary.strip():
+        chars -= len(_key_bytes(summary)) - summary.count("\n")
+    for piece in completion.reasoning_pieces[:-1]:
+        lead_in = piece.rstrip().rpartition("\n")[2]
+        chars -= len(_key_bytes(lead_in))
+    return max(chars, 0)
+
+
+def _key_bytes(text: str) -> bytes:
+    """`text` in UTF-8 with spaces, tabs and digits deleted (a repetition key's bytes, case aside)."""
+    return text.encode(errors=UTF8_ERRORS).translate(None, _KEY_BLANK)
 
 
 def _comment_repeats(comments: Sequence[Comment]) -> int:

@@ -413,6 +413,15 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
                 f"{m.whitespace_share:.0%} of the completion is spaces, tabs and newlines (limit {limit:.0%})",
             )
         )
+    limit = config.max_code_whitespace_share
+    if limit is not None and m.code_whitespace_share > limit:
+        violations.append(
+            Violation(
+                Code.WHITESPACE_PADDING,
+                f"{m.code_whitespace_share:.0%} of the final code or of the tactic blocks is spaces, tabs and newlines"
+                f" (limit {limit:.0%})",
+            )
+        )
     most = config.max_tab_chars
     if most is not None and m.tab_chars > most:
         violations.append(Violation(Code.WHITESPACE_PADDING, f"{m.tab_chars} tab characters (limit {most})"))
