@@ -68,8 +68,9 @@ class FormatConfig:
             (compared and counted with their spacing deleted and subscript digits as digits, cut at `;` and `<;>`).
         max_prose_code_share: Most share of the prose's bytes (spaces and digits aside) in lines that equal a line
             of the final code: the reasoning is words, not the proof pasted without a fence.
-        min_reasoning_chars: Fewest bytes of the thinking's prose (spaces, digits and newlines aside), without the line
-            that leads into each block: a thinking that is the code with a line or two around it is not reasoning.
+        min_reasoning_chars: Fewest bytes of the thinking's prose (spaces, digits and newlines aside), without the short
+            line that leads into each block: a thinking that is the code with a line or two around it is not
+            reasoning.
         max_code_loop_repeats: Most copies in a row of one passage of proof lines, in a tactic block or the final
             proof (`skip` three hundred times is a loop Lean accepts; a passage holding a case, `· norm_num` after
             `interval_cases`, is none: Lean takes only as many cases as there are goals).

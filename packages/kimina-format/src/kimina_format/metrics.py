@@ -63,7 +63,8 @@ _BLANK_RUN = re.compile(rb"\n(?:[ \t]*\n){2,}")
 _VISIBLE_ASCII = bytes(range(33, 127))
 _SUBSCRIPT_DIGITS = tuple(zip("₀₁₂₃₄₅₆₇₈₉", "0123456789", strict=True))
 _MIN_COPIED_KEY = 6
-_CASE_OPENERS = ("·", "|", "case ", "next")  # a prose line this short (`simp`) that equals a code line copies nothing
+_CASE_OPENERS = ("·", "|", "case ", "next")
+_LONGEST_LEAD_IN = 80  # key bytes of a line before a block that may be a stock lead-in rather than reasoning  # a prose line this short (`simp`) that equals a code line copies nothing
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 # Comments that carry no information, after lower-casing and removing punctuation and numbers ("-- Step 2:").
 PLACEHOLDER_COMMENTS = frozenset(
@@ -470,16 +471,17 @@ def _whitespace_share(code: str) -> float:
 def _reasoning_chars(completion: Completion, repetition: Repetition) -> int:
     """Bytes of the thinking's prose (spaces, tabs, digits and newlines aside), but for the lines leading into blocks.
 
-    The line before each block (`Now in Lean:`) is left out: what remains is the reasoning once the stock lines
-    around the code are taken out.
+    The line before each block, when it is short (`Now in Lean:`), is left out: what remains is the reasoning once
+    the stock lines around the code are taken out.
     """
     chars = repetition.key_bytes
     summary = completion.summary
     if summary.strip():
         chars -= len(_key_bytes(summary)) - summary.count("\n")
     for piece in completion.reasoning_pieces[:-1]:
-        lead_in = piece.rstrip().rpartition("\n")[2]
-        chars -= len(_key_bytes(lead_in))
+        lead_in = len(_key_bytes(piece.rstrip().rpartition("\n")[2]))
+        if lead_in <= _LONGEST_LEAD_IN:  # a longer line before a block is a paragraph of reasoning
+            chars -= lead_in
     return max(chars, 0)
 
 
