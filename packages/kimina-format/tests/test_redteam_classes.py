@@ -10,8 +10,10 @@ for a look-alike that loses it on at least one row; the counts in the reasons ar
 its test into an XPASS, which fails until the mark is removed.
 
 The statement attacks that keep the theorem's tokens but change what they mean (an axiom, `sorry`, `variable` /
-`include`, notation, `open ... in`) are refused by kimina-verify's integrity policy, not by the format rules; they are
-marked `HOLE (format only; kimina-verify refuses it)` so the division of labour stays visible.
+`include`, notation, a side command) are refused by kimina-verify's integrity policy, not by the format rules; they are
+marked `HOLE (format only; kimina-verify refuses it)` so the division of labour stays visible, and the cross-package
+`tests/test_format_and_verify.py` shows kimina-verify refusing them. `open ... in` before the theorem, which the policy
+accepts, is left as a hole of both.
 """
 
 from __future__ import annotations
@@ -660,7 +662,10 @@ ATTACKS: dict[str, Case] = {
         "statement",
         lambda r: _edited(r, _above_theorem(_text(r), "open Finset in\n")),
         "`open Finset in` in front of the theorem",
-        _hole("(format only; kimina-verify refuses it) the tokens of the theorem are unchanged (188/188)"),
+        _hole(
+            "the tokens of the theorem are unchanged (188/188), and kimina-verify's policy accepts it too: whether a"
+            " name then means another constant is Lean's to tell"
+        ),
     ),
     "false_hypothesis": Case("statement", _edit_signature(_with_hypothesis), "a `(hcheat : False)` hypothesis added"),
     "conclusion_true": Case("statement", _edit_signature(_concluding_true), "the conclusion replaced by `True`"),
