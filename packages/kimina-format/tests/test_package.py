@@ -54,3 +54,19 @@ def test_importing_pulls_in_nothing_heavy() -> None:
     code = "import sys, kimina_format; print(sorted(m for m in sys.modules if m.split('.')[0] in {'torch', 'numpy'}))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert result.stdout.strip() == "[]"
+
+
+def test_the_readme_gives_every_threshold_its_default_and_reason() -> None:
+    # The README's table is where a user learns why each default is what it is: a setting added without a row, or a
+    # default changed without its row, fails here.
+    from dataclasses import fields
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("## Default thresholds and why") : readme.index("### Upstream's checker")]
+    rows = {m[1]: (m[2], m[3]) for m in re.finditer(r"^\| `(\w+)` \| ([^|]+) \| ([^|]+) \|$", table, re.MULTILINE)}
+    for field in fields(kimina_format.FormatConfig):
+        assert field.name in rows, f"{field.name} has no row in the README's threshold table"
+        default, reason = rows[field.name]
+        written = re.sub(r"[`,_ ]", "", default)
+        assert written == re.sub(r"[,_ ]", "", str(field.default)).replace("'", '"'), (field.name, default)
+        assert len(reason.split()) >= 5, f"{field.name}: say why"

@@ -479,7 +479,10 @@ def _reasoning_chars(completion: Completion, repetition: Repetition) -> int:
     if summary.strip():
         chars -= len(_key_bytes(summary)) - summary.count("\n")
     for piece in completion.reasoning_pieces[:-1]:
-        lead_in = len(_key_bytes(piece.rstrip().rpartition("\n")[2]))
+        end = len(piece)  # the end of the last non-blank line, found without copying the piece
+        while end and piece[end - 1].isspace():
+            end -= 1
+        lead_in = len(_key_bytes(piece[piece.rfind("\n", 0, end) + 1 : end]))
         if lead_in <= _LONGEST_LEAD_IN:  # a longer line before a block is a paragraph of reasoning
             chars -= lead_in
     return max(chars, 0)
