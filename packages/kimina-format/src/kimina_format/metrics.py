@@ -62,6 +62,7 @@ _KEY_BLANK = b" \t0123456789"
 _BLANK_RUN = re.compile(rb"\n(?:[ \t]*\n){2,}")
 _VISIBLE_ASCII = bytes(range(33, 127))
 _SUBSCRIPT_DIGITS = tuple(zip("₀₁₂₃₄₅₆₇₈₉", "0123456789", strict=True))
+_SUBSCRIPT = re.compile("[₀-₉]")
 _MIN_COPIED_KEY = 6
 _CASE_OPENERS = ("·", "|", "case ", "next")
 _LONGEST_LEAD_IN = 80  # key bytes of a line before a block that may be a stock lead-in rather than reasoning  # a prose line this short (`simp`) that equals a code line copies nothing
@@ -578,13 +579,13 @@ def _prose_lines(lines: list[str], *, english: bool) -> int:
     Such a line holds two or more English function words that Lean never uses, or is a sentence (a capitalised word
     and three more words: `The bound follows from the hypothesis`), or holds LaTeX (`$`). `english` says whether any of the function words occurs in `lines` at all (`tactics_used` finds that cheaply).
     """
-    distinct = list(dict.fromkeys(lines))
-    joined = "\n" + "\n".join(distinct)
+    joined = "\n" + "\n".join(lines)
     sentences = "$" in joined or _SENTENCE_LINE.search(joined) is not None
     if not english and not sentences:
         return 0
+    distinct = list(dict.fromkeys(lines))
     if not sentences:
-        return len(_PROSE_LINE.findall(joined.lower()))
+        return len(_PROSE_LINE.findall("\n" + "\n".join(distinct).lower()))
     return sum(1 for line in distinct if _is_prose("\n" + line, english=english))
 
 
@@ -615,16 +616,16 @@ def _prose_copies(repetition: Repetition, final: LeanParts) -> int:
     counts = repetition.key_counts
     if not counts:
         return 0
-    return sum(
-        len(key) * counts[key] for key in counts.keys() & set(line_keys(final.code)) if len(key) >= _MIN_COPIED_KEY
-    )
+    # The final code's keys are few: each is looked up in the prose's counts (not the other way round).
+    found = filter(counts.__contains__, set(line_keys(final.code)))
+    return sum(len(key) * counts[key] for key in found if len(key) >= _MIN_COPIED_KEY)
 
 
 def _statements(lines: list[str]) -> list[str]:
     """The Lean statements of `lines` (cut at `;` and `<;>`), spacing deleted and subscript digits made digits."""
     joined = "\n".join(lines)
-    for subscript, digit in _SUBSCRIPT_DIGITS:
-        if subscript in joined:
+    if _SUBSCRIPT.search(joined):
+        for subscript, digit in _SUBSCRIPT_DIGITS:
             joined = joined.replace(subscript, digit)
     if ";" in joined:
         joined = joined.replace("<;>", "\n").replace(";", "\n")

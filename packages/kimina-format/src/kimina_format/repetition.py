@@ -157,7 +157,8 @@ def measure_repetition(
     template, alike = _templates(units, key_lines, config, text, edges)
     medium = _medium_repeats(units, key_lines, len(units) - len(long), config, edges)
     short_loop = _short_loop(key_lines, line_counts, top_line, config, text, edges)
-    reworded = _reworded_copies(long, key_lines, config, text)
+    counts = Counter(long)
+    reworded = _reworded_copies(long, counts, key_lines, config, text)
     if not long:
         return Repetition(
             lines,
@@ -180,7 +181,6 @@ def measure_repetition(
             short_loop,
             reworded,
         )
-    counts = Counter(long)
     most = max(counts.values())
     ratio = 1.0 - len(counts) / len(long)
     copies, period, _ = _longest_loop(long, counts) if most > 1 else (1, 0, 0)
@@ -661,7 +661,9 @@ def _paragraph_repeats(keys: bytes, min_chars: int) -> int:
     return max((n for paragraph, n in counts.items() if n > 1 and len(paragraph) >= min_chars), default=1)
 
 
-def _reworded_copies(long: list[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]) -> int:
+def _reworded_copies(
+    long: list[bytes], counts: Counter[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]
+) -> int:
     """Lines in the largest group of long lines that are one line reworded a little, at places that vary.
 
     A passage written again and again, a word or two changed in each copy, leaves such groups. Its copies keep most of the line, so most of them keep its opening and its ending bands: the gate (in C) is a
@@ -679,8 +681,7 @@ def _reworded_copies(long: list[bytes], key_lines: list[bytes], config: FormatCo
         return 0
     band = config.template_band_chars
     head, tail = itemgetter(slice(None, band)), itemgetter(slice(-band, None))
-    distinct = set(long)
-    pairs = Counter(map(add, map(head, distinct), map(tail, distinct)))
+    pairs = Counter(map(add, map(head, counts), map(tail, counts)))  # over the different keys (`counts` of `long`)
     if max(pairs.values()) < _SEED_COPIES:
         return 0
     # The most shared pairs first, each with the long lines that share its opening or its ending: a seed's own lines,
