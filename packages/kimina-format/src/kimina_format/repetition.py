@@ -727,7 +727,7 @@ def _reworded_group(lines: list[list[str]], limit: int) -> int:
                 sizes[g] += 1
                 joined[g] = i
                 break
-            changed = _word_changes(leader, words) if leader else None
+            changed = _word_changes(leader, words)
             if changed is not None:
                 sizes[g] += 1
                 joined[g] = i
@@ -741,8 +741,10 @@ def _reworded_group(lines: list[list[str]], limit: int) -> int:
                         return best
                 break
         else:
-            # A line of too few words (a formula) leads a group that nothing joins: an empty leader, never compared.
-            lead = words if len(_WORD_TOKEN.findall(" ".join(words))) >= _MIN_WORDS else []
+            # A line of too few words (a formula) may join a group but leads none: a derivation restated is no loop.
+            if len(words) < _MIN_WORDS or len(_WORD_TOKEN.findall(" ".join(words))) < _MIN_WORDS:
+                continue
+            lead = words
             if len(leaders) < _MAX_GROUPS:
                 leaders.append(lead)
                 sizes.append(1)
@@ -761,8 +763,8 @@ def _word_changes(leader: list[str], words: list[str]) -> list[int] | None:
     A fifth of the leader's words (two at least, four at most) may differ, changed, added, dropped or swapped with
     a neighbour, at most two
     of them added or dropped more than dropped or added (two copies that each change two words of a line of twenty
-    differ in four); None otherwise, or when the leader is too short to tell. `_reworded_group` only leads with lines
-    of `_MIN_WORDS` words (tokens without digits or symbols): a formula restated is a derivation, not a sentence. The places are the changed words when the lines have the
+    differ in four); None otherwise, or when the leader is too short to tell. `_reworded_group` only lets lines of
+    `_MIN_WORDS` words (tokens without digits or symbols) lead: a formula restated is a derivation, not a sentence. The places are the changed words when the lines have the
     same length, else the two ends of what differs.
     """
     size = len(leader)
