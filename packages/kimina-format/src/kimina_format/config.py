@@ -72,9 +72,11 @@ class FormatConfig:
             line that leads into each block: a thinking that is the code with a line or two around it is not
             reasoning.
         max_code_loop_repeats: Most copies in a row of one passage of proof lines, in a tactic block or the final
-            proof (`skip` three hundred times is a loop Lean accepts; a passage holding a case, `· norm_num` after
-            `interval_cases`, is none: Lean takes only as many cases as there are goals).
-        max_comment_repeats: Most times one comment may occur in the final code, numbers folded (`-- check 7: ok`).
+            proof (`skip` or `try norm_num` three hundred times is a loop Lean accepts; cases, `· norm_num` after
+            `interval_cases`, and tactics that close or split a goal, `positivity` for each goal, are bounded by the
+            goals: none in the final proof, in a tactic block as often as the final proof writes them).
+        max_comment_repeats: Most times one comment may occur in the final code or in one tactic block, numbers folded
+            (`-- check 7: ok`), comments heading a case aside (`-- Case n = 3` before `·`).
         max_proof_comment_density: Most comment share (of non-whitespace characters) in the final proof body.
         max_tactics_comment_density: Most comment share (of non-whitespace characters) over all tactic blocks.
         comment_density_free_chars: Comments totalling at most this many non-whitespace characters never count as
@@ -97,8 +99,8 @@ class FormatConfig:
         max_space_run: Most spaces and tabs in a row anywhere in the completion.
         max_blank_lines: Most blank lines in a row anywhere in the completion (a line of spaces or tabs is blank; a
             block cut out of the prose is not).
-        max_extra_blank_lines: Most blank lines, over the whole completion, that follow another blank line (one blank
-            line between paragraphs is layout; nineteen between every two is padding).
+        max_extra_blank_lines: Most blank lines, over the whole completion, that follow two blank lines (one or two
+            blank lines between paragraphs are layout; nineteen between every two is padding).
         max_code_whitespace_share: Most share of the final code's bytes, or of the tactic blocks', that are spaces,
             tabs or newlines (deep indentation reaches a half; spaces after every line are padding).
         max_whitespace_share: Most share of the completion's characters that are spaces, tabs or newlines.

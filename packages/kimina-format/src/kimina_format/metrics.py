@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -49,22 +49,40 @@ _JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
 _MIN_REPEATED_BLOCK = 20  # a fenced block shorter than this (`simp`, `norm_num`) may be tried again and again
 # A tactic-block line that reads as a sentence: a capitalised word and three more words (no Lean line starts so:
 # tactics are lower case and names are dotted, `Nat.le_of_lt`), maybe after a Markdown heading, bullet or number, or
-# any line with LaTeX's `$`.
+# any line with LaTeX's `$` (`_LATEX_DOLLAR`).
 _SENTENCE_LINE = re.compile(
     r"\n[ \t]*(?:#{1,6} |[-*] |\d+\. )?[A-Z][a-z]+(?:'[a-z]+)?(?:[ \t]+[A-Za-z]+(?:'[a-z]+)?[,.:;]?){3}"
 )
+# LaTeX's `$` touches what it delimits (`$x^2$`); Lean's `f $ x` has a space on each side.
+_LATEX_DOLLAR = re.compile(r"\$[^\s$]|[^\s$]\$")
 # A fence line with a language inside a block: the block before it was never closed.
 _NESTED_FENCE = re.compile(r"\n[ \t]*```+[ \t]*[^\s`]")
 # Bytes a prose line may hold and still be blank, as in the repetition keys: spaces, tabs and digits.
 _KEY_BLANK = b" \t0123456789"
-# Two blank lines or more (lines of spaces and tabs are blank), from the newline before them: the regex engine jumps
+# Three blank lines or more (lines of spaces and tabs are blank), from the newline before them: the regex engine jumps
 # from newline to newline in C.
-_BLANK_RUN = re.compile(rb"\n(?:[ \t]*\n){2,}")
+_BLANK_RUN = re.compile(rb"\n(?:[ \t]*\n){3,}")
 _VISIBLE_ASCII = bytes(range(33, 127))
 _SUBSCRIPT_DIGITS = tuple(zip("₀₁₂₃₄₅₆₇₈₉", "0123456789", strict=True))
 _SUBSCRIPT = re.compile("[₀-₉]")
 _MIN_COPIED_KEY = 6
-_CASE_OPENERS = ("·", "|", "case ", "next")
+# How prose marks a line of code, in keys (spaces and digits deleted): a list item, inline code, both, a number.
+_PROSE_MARKS = tuple(
+    (a.encode(), b.encode())
+    for a, b in (("-", ""), ("*", ""), ("`", "`"), ("-`", "`"), ("*`", "`"), (".", ""), (".`", "`"))
+)
+_CASE_OPENERS = ("·", ". ", "|", "case ", "next")
+# Tactics that close or split a goal and fail when there is none (or make no progress): Lean accepts only as many in a
+# row as there are goals. Not `skip`, `try`, `all_goals`, `repeat`, `first`, `done`, `have`, `show`: those succeed
+# again and again.
+_GOAL_BOUND = frozenset(
+    """
+    linarith nlinarith positivity norm_num simp simp_all simpa omega ring ring_nf field_simp decide native_decide rfl
+    exact exacts trivial tauto aesop assumption norm_cast exact_mod_cast push_cast bound gcongr linear_combination
+    polyrith contradiction constructor refine refine' use exists existsi apply intro intros rintro cases cases' rcases
+    obtain induction induction' interval_cases split_ifs by_cases left right ext funext nlinarith! linarith!
+    """.split()
+)
 _LONGEST_LEAD_IN = 80  # key bytes of a line before a block that may be a stock lead-in rather than reasoning  # a prose line this short (`simp`) that equals a code line copies nothing
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 # Comments that carry no information, after lower-casing and removing punctuation and numbers ("-- Step 2:").
@@ -131,7 +149,7 @@ class FormatMetrics:
         blank_line_run: Most blank lines in a row anywhere (lines of spaces or tabs are blank, and in the prose
             lines of digits too; a block cut out of the prose is a line), when more than `max_blank_lines` (0
             otherwise).
-        extra_blank_lines: Blank lines that follow another blank line, over the whole completion.
+        extra_blank_lines: Blank lines that follow two blank lines, over the whole completion.
         whitespace_share: Share of the completion's characters that are spaces, tabs or newlines.
         code_whitespace_share: The larger share of spaces, tabs and newlines: in the final code, or in the tactic
             blocks.
@@ -367,7 +385,7 @@ def measure(
         boilerplate_comments=(
             sum(map(_boilerplate_count, commented), _boilerplate_count(comments)) if commented or comments else 0
         ),
-        comment_repeats=_comment_repeats(comments),
+        comment_repeats=_comment_repeats([final, *blocks.parts]),
         tactic_name_iou=iou(think_names, final_names),
         tactic_line_iou=iou(think_invocations, final_invocations),
         tactic_name_coverage=len(think_names & final_names) / len(final_names) if final_names else 1.0,
@@ -404,12 +422,12 @@ def _blank_lines(data: bytes, completion: Completion, repetition: Repetition, li
     `data` is the completion in UTF-8. A line of spaces or tabs is blank (ten thousand lines of one space are
     padding), and so, in the prose, is a line of digits (the repetition keys delete them). A block cut out of the
     prose is a line of its own there: eight blocks written one after the other, a blank line between each, are not
-    twenty blank lines. The extra blank lines are those after the first of each run, over the whole completion: one
-    blank line between paragraphs is layout, nineteen between each is padding.
+    twenty blank lines. The extra blank lines are those after the second of each run, over the whole completion:
+    one or two blank lines between paragraphs are layout, nineteen between each is padding.
     """
-    if limit is not None and limit < 2:  # a run of one blank line matters: counted on the lines themselves
+    if limit is not None and limit < 3:  # a run of one or two blank lines matters: counted on the lines themselves
         run = over_limit_run(data.translate(None, b" \t"), b"\n", limit, offset=1)
-    else:  # only runs of two blank lines or more matter: found by one regex, from each newline
+    else:  # only runs of three blank lines or more matter: found by one regex, from each newline
         run = 0
     blanks = [found.count(b"\n") - 1 for found in _BLANK_RUN.findall(b"\n" + data)]
     if blanks and (limit is None or max(blanks) > limit):
@@ -418,7 +436,7 @@ def _blank_lines(data: bytes, completion: Completion, repetition: Repetition, li
         pieces = [*completion.reasoning_pieces, completion.summary]
         keys = [piece.encode(errors=UTF8_ERRORS).translate(None, _KEY_BLANK) for piece in pieces]
         run = max(run, *(over_limit_run(key, b"\n", limit, offset=1) for key in keys))
-    return run, sum(blanks) - len(blanks)
+    return run, sum(blanks) - 2 * len(blanks)
 
 
 def _nested_fences(blocks: Iterable[Block]) -> int:
@@ -436,31 +454,49 @@ def _nested_fences(blocks: Iterable[Block]) -> int:
 def _code_loop(blocks: TacticBlockLines, final: LeanParts | None, limit: int | None) -> int:
     """Most copies in a row of one passage of proof lines, in one tactic block or in the final proof.
 
-    Lines compare with their spacing collapsed. A proof repeats cases (`· norm_num` after `interval_cases`), but not
-    hundreds of times: `skip` or `try norm_num` written again and again is a loop that Lean accepts. Only a block or
-    proof of more than `limit` lines can hold more than `limit` copies, so only those are measured (0 when none).
+    Lines compare with their spacing collapsed. A loop is what Lean would accept over and over: `skip`, `try
+    norm_num` or `have h : True := trivial` written three hundred times. A passage of cases (`· norm_num` after
+    `interval_cases`) or of tactics that close or split a goal and fail without one (`positivity` for each of nine
+    goals after a `refine`, `constructor` then `norm_num`) is bounded by the goals, so in the final proof it is no
+    loop; in a tactic block, which Lean does not check, such a line is excused only as often as the final proof
+    writes it (a draft of the proof). Only a block or proof of more than `limit` lines can hold more than `limit`
+    copies, so only those are measured (0 when none).
     """
     least = 2 if limit is None else limit + 1
-    runs = [_lines_loop(final.body)] if final is not None and len(final.body) >= least else []
+    runs: list[int] = []
+    written: Counter[str] = Counter()  # how often the final proof writes each goal-bound line
+    if final is not None:
+        body = [" ".join(line.split()) for line in final.body]
+        written.update(line for line in body if _goal_bound(line))
+        if len(body) >= least:
+            runs.append(_lines_loop(body, set(written)))
     start = 0
     for count in blocks.proof_lines:
         if count >= least:
-            runs.append(_lines_loop(blocks.body[start : start + count]))
+            lines = [" ".join(line.split()) for line in blocks.body[start : start + count]]
+            here = Counter(lines)
+            runs.append(
+                _lines_loop(lines, {line for line, n in here.items() if _goal_bound(line) and written[line] >= n})
+            )
         start += count
     return max(runs, default=0)
 
 
-def _lines_loop(lines: Sequence[str]) -> int:
-    """Copies in a row of the most looped passage of `lines` (spacing collapsed), 1 when none repeats in a row.
+def _lines_loop(lines: list[str], excused: set[str]) -> int:
+    """Copies in a row of the most looped passage of `lines`, 1 when none repeats in a row.
 
-    A passage that holds a case (a line opening with `·`, `|`, `case` or `next`) is no loop: each case closes a goal of
-    its own, so Lean accepts only as many as there are goals (`interval_cases n` then `· norm_num` eleven times).
+    A case line (`·`, `.`, `|`, `case`, `next`) and an `excused` line are made unique (their index), so no passage
+    holding one repeats.
     """
     if len(set(lines)) == len(lines):
         return 1 if lines else 0
-    # A case line is made unique (its index), so no passage holding one repeats.
-    keys = [f"\0{i}" if line.startswith(_CASE_OPENERS) else " ".join(line.split()) for i, line in enumerate(lines)]
+    keys = [f"\0{i}" if line in excused or line.startswith(_CASE_OPENERS) else line for i, line in enumerate(lines)]
     return longest_loop(keys)
+
+
+def _goal_bound(line: str) -> bool:
+    """Whether `line` is a tactic that closes or splits a goal and fails without one (so Lean bounds its copies)."""
+    return line.split(None, 1)[0] in _GOAL_BOUND if line else False
 
 
 def _whitespace_share(code: str) -> float:
@@ -494,15 +530,30 @@ def _key_bytes(text: str) -> bytes:
     return text.encode(errors=UTF8_ERRORS).translate(None, _KEY_BLANK)
 
 
-def _comment_repeats(comments: Sequence[Comment]) -> int:
-    """Occurrences of the most repeated comment of the final code, its spacing collapsed and its numbers folded.
+def _comment_repeats(parts: Iterable[LeanParts]) -> int:
+    """Occurrences of the most repeated comment of one Lean text (the final code, a tactic block), numbers folded.
 
-    `-- check 7: ok` forty times is one comment repeated; a proof by cases may head each case (`-- Case n = 3`).
+    `-- check 7: ok` forty times is one comment repeated. A comment heading a case (the next line opens one: `·`,
+    `.`, `|`, `case`, `next`) is not counted: a proof by cases may head each of twenty (`-- Case n = 3`).
     """
-    if len(comments) < 2:
-        return len(comments)
-    keys = [_DIGITS.sub("0", " ".join(c.text.split())) for c in comments]
-    return max(Counter(keys).values())
+    most = 0
+    for part in parts:
+        comments = part.comments
+        if len(comments) <= most:
+            continue
+        code = part.code
+        keys = [_DIGITS.sub("0", " ".join(c.text.split())) for c in comments if not _heads_a_case(code, c)]
+        most = max(most, *Counter(keys).values()) if keys else most
+    return most
+
+
+def _heads_a_case(code: str, comment: Comment) -> bool:
+    """Whether the line after `comment` (its own line, in `code` with comments blanked) opens a case."""
+    end = code.find("\n", comment.start + len(comment.text))
+    if end == -1:
+        return False
+    after = code[end + 1 : end + 81].lstrip(" \t")  # the next line's start is enough
+    return after.startswith(_CASE_OPENERS)
 
 
 def _code_padding(final: LeanParts) -> tuple[int, int, int]:
@@ -533,6 +584,7 @@ class TacticBlockLines(NamedTuple):
     chars: int
     text: str
     keys: list[bytes]
+    parts: list[LeanParts]
 
 
 def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
@@ -540,7 +592,7 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
 
     `other` holds the header lines and declaration signatures of the blocks that have some. `text` is the blocks'
     texts joined, and `chars` counts its non-whitespace characters, comments included. `keys` are the blocks' codes
-    in UTF-8, comments and whitespace removed. A block of plain tactics
+    in UTF-8, comments and whitespace removed; `parts` the blocks with comments, split. A block of plain tactics
     (most are: `plain_tactic_blocks` finds them all in one search) needs only its lines stripped; the others go
     through `split_lean`.
     """
@@ -549,6 +601,7 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
     body: list[str] = []
     other: list[str] = []
     comments: list[tuple[Comment, ...]] = []
+    commented: list[LeanParts] = []
     texts = [block.text for block in blocks]
     codes = texts.copy()  # each block's text with its comments blanked
     for i, (text, lines) in enumerate(zip(texts, plain_tactic_blocks(texts), strict=True)):
@@ -560,6 +613,7 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
             other += parts.statements
             if parts.comments:
                 comments.append(parts.comments)
+                commented.append(parts)
                 codes[i] = parts.code
         else:
             code_lines.append(len(lines))
@@ -569,7 +623,7 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
     # Each block's code with its spaces, tabs and newlines deleted, all at once (joined by a byte that is none of them).
     keys = "\0".join(codes).encode(errors=UTF8_ERRORS).translate(None, b" \t\n").split(b"\0") if codes else []
     return TacticBlockLines(
-        tuple(code_lines), tuple(proof_counts), body, other, comments, non_space_length(joined), joined, keys
+        tuple(code_lines), tuple(proof_counts), body, other, comments, non_space_length(joined), joined, keys, commented
     )
 
 
@@ -580,7 +634,9 @@ def _prose_lines(lines: list[str], *, english: bool) -> int:
     and three more words: `The bound follows from the hypothesis`), or holds LaTeX (`$`). `english` says whether any of the function words occurs in `lines` at all (`tactics_used` finds that cheaply).
     """
     joined = "\n" + "\n".join(lines)
-    sentences = "$" in joined or _SENTENCE_LINE.search(joined) is not None
+    sentences = ("$" in joined and _LATEX_DOLLAR.search(joined) is not None) or _SENTENCE_LINE.search(
+        joined
+    ) is not None
     if not english and not sentences:
         return 0
     distinct = list(dict.fromkeys(lines))
@@ -591,7 +647,7 @@ def _prose_lines(lines: list[str], *, english: bool) -> int:
 
 def _is_prose(line: str, *, english: bool) -> bool:
     """`_prose_lines` for one line, after a newline."""
-    if "$" in line or _SENTENCE_LINE.match(line) is not None:
+    if ("$" in line and _LATEX_DOLLAR.search(line)) or _SENTENCE_LINE.match(line) is not None:
         return True
     return english and _PROSE_LINE.match(line.lower()) is not None
 
@@ -616,9 +672,11 @@ def _prose_copies(repetition: Repetition, final: LeanParts) -> int:
     counts = repetition.key_counts
     if not counts:
         return 0
-    # The final code's keys are few: each is looked up in the prose's counts (not the other way round).
-    found = filter(counts.__contains__, set(line_keys(final.code)))
-    return sum(len(key) * counts[key] for key in found if len(key) >= _MIN_COPIED_KEY)
+    # The final code's keys are few: each is looked up in the prose's counts (not the other way round), as written
+    # and as a Markdown list item or inline code would write it (`- nlinarith [...]`, `` `linarith` ``, `1. simp`).
+    keys = {key for key in line_keys(final.code) if len(key) >= _MIN_COPIED_KEY}
+    looked = {marked: key for key in keys for marked in (key, *(a + key + b for a, b in _PROSE_MARKS))}
+    return sum(len(looked[marked]) * counts[marked] for marked in filter(counts.__contains__, looked))
 
 
 def _statements(lines: list[str]) -> list[str]:

@@ -664,17 +664,19 @@ def _paragraph_repeats(keys: bytes, min_chars: int) -> int:
 def _reworded_copies(
     long: list[bytes], counts: Counter[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]
 ) -> int:
-    """Lines in the largest group of long lines that are one line reworded a little, at places that vary.
+    """Lines in a group of long lines that are one line reworded a little, at places that vary.
 
-    A passage written again and again, a word or two changed in each copy, leaves such groups. Its copies keep most of the line, so most of them keep its opening and its ending bands: the gate (in C) is a
-    count of the different long keys by their opening and ending bands together, which only near-copies share.
-    Where `_SEED_COPIES` different keys share both (the `_MAX_GROUPS` most shared pairs), the long lines that share
-    either band of the pair are confirmed on their words (case folded): each joins the first of at most `_MAX_GROUPS` leaders it is within `_word_changes` of, and
-    the places where it differs from the leader are kept. A group counts when its changes fall in at least
-    `_MIN_CHANGED_PLACES` places, and in more than twice as many as one line changes: a table's rows (`The variable
-    a appears only in the first factor`, then `b` and `second`), or a template's, change the same columns, copies
-    reworded at random do not; and a number changed into another is an
-    enumeration's change (values checked one by one), which is no place.
+    A passage written again and again, a word or two changed in each copy, leaves such groups. Its copies keep most
+    of the line, so most keep its opening and its ending bands, or, when words were added or changed at both ends,
+    its anchored band (`_ANCHORED_BAND`: cut where the content says, so it moves with the text). The gate (in C)
+    counts the different long keys by their opening and ending bands together, and by their anchored bands; only
+    near-copies share those. Where `_SEED_COPIES` different keys share one (the `_MAX_GROUPS` most shared), the long
+    lines that share it (either band of a pair) are confirmed on their words (case folded): each joins the first of
+    at most `_MAX_GROUPS` leaders it is within `_word_changes` of, and the places where it differs from the leader are
+    kept. A group counts when its changes fall in at least `_MIN_CHANGED_PLACES` places, and in more than twice as
+    many as one line changes: a table's rows (`The variable a appears only in the first factor`, then `b` and
+    `second`), or a template's, change the same columns, copies reworded at random do not; and a formula changed into
+    another (values checked one by one) is no place. The first group over the bound ends the search.
     """
     limit = config.max_reworded_lines
     if limit is None or len(long) <= limit:
@@ -682,31 +684,38 @@ def _reworded_copies(
     band = config.template_band_chars
     head, tail = itemgetter(slice(None, band)), itemgetter(slice(-band, None))
     pairs = Counter(map(add, map(head, counts), map(tail, counts)))  # over the different keys (`counts` of `long`)
-    if max(pairs.values()) < _SEED_COPIES:
+    # Each different key's anchored band (b"" for a key too short to have one), one regex match a key.
+    anchored = dict(zip(counts, _ANCHOR_OF_EACH.findall(b"\n" + b"\n".join(counts)), strict=True))
+    anchors = Counter(anchored.values())
+    anchors.pop(b"", None)
+    seeds = [(count, 0, pair) for pair, count in pairs.items() if count >= _SEED_COPIES]
+    seeds += [(count, 1, anchor) for anchor, count in anchors.items() if count >= _SEED_COPIES]
+    if not seeds:
         return 0
-    # The most shared pairs first, each with the long lines that share its opening or its ending: a seed's own lines,
-    # so that other near-copies (a derivation restated) do not crowd its copies out of the groups.
-    seeds = sorted((pair for pair, count in pairs.items() if count >= _SEED_COPIES), key=pairs.__getitem__)
+    seeds.sort(key=itemgetter(0, 1))  # the most shared last (a stable sort: the text's order among equals)
     heads, tails = list(map(head, long)), list(map(tail, long))
+    bands = list(map(anchored.__getitem__, long))
     where: list[int] = []  # each long line's index in the text, found once a seed has enough members
     lines: list[str] = []
     words: dict[int, list[str]] = {}
-    best = 0
-    for pair in seeds[-_MAX_GROUPS:]:
-        shares = map(or_, map(pair[:band].__eq__, heads), map(pair[band:].__eq__, tails))
-        members = list(compress(range(len(long)), shares))
+    for _, kind, seed in seeds[-_MAX_GROUPS:]:
+        if kind:
+            shares = map(seed.__eq__, bands)
+        else:
+            shares = map(or_, map(seed[:band].__eq__, heads), map(seed[band:].__eq__, tails))
+        members = list(compress(range(len(long)), shares))[:_MAX_MEMBERS]
         if len(members) <= limit:
             continue
         if not where:
             least = config.repetition_min_chars
             where.extend(compress(range(len(key_lines)), map(least.__le__, map(len, key_lines))))
             lines.extend(text().split("\n"))
-        for i in members[:_MAX_MEMBERS]:
+        for i in members:
             if i not in words:
                 words[i] = lines[where[i]].lower().split()
-        best = max(best, _reworded_group([words[i] for i in members[:_MAX_MEMBERS]], limit))
-        if best > limit:
-            return best  # one group over the bound is enough; hostile text stops here
+        found = _reworded_group([words[i] for i in members], limit)
+        if found > limit:
+            return found  # one group over the bound is enough; hostile text stops here
     return 0
 
 
@@ -961,6 +970,8 @@ def _near_duplicates(counts: Counter[bytes], min_chars: int) -> int:
 
 # The anchored band of a long line: 32 key bytes from the first `e` at or past its 16th byte.
 _ANCHORED_BAND = re.compile(rb"\n[^\n]{16}[^e\n]*(e[^\n]{31})")
+# The same, one match for each line (b"" for a line without one), for lines joined by newlines after a newline.
+_ANCHOR_OF_EACH = re.compile(rb"\n(?:[^\n]{16}[^e\n]*(e[^\n]{31})|[^\n]*)")
 
 
 def _anchored_copies(long: list[bytes]) -> int:
