@@ -66,11 +66,8 @@ _VISIBLE_ASCII = bytes(range(33, 127))
 _SUBSCRIPT_DIGITS = tuple(zip("₀₁₂₃₄₅₆₇₈₉", "0123456789", strict=True))
 _SUBSCRIPT = re.compile("[₀-₉]")
 _MIN_COPIED_KEY = 6
-# How prose marks a line of code, in keys (spaces and digits deleted): a list item, inline code, both, a number.
-_PROSE_MARKS = tuple(
-    (a.encode(), b.encode())
-    for a, b in (("-", ""), ("*", ""), ("`", "`"), ("-`", "`"), ("*`", "`"), (".", ""), (".`", "`"))
-)
+# How prose marks a line of code, in keys (spaces and digits deleted): a list item, inline code, both.
+_PROSE_MARKS = ((b"-", b""), (b"`", b"`"), (b"-`", b"`"))
 _CASE_OPENERS = ("·", ". ", "|", "case ", "next")
 # Tactics that close or split a goal and fail when there is none (or make no progress): Lean accepts only as many in a
 # row as there are goals. Not `skip`, `try`, `all_goals`, `repeat`, `first`, `done`, `have`, `show`: those succeed
@@ -673,10 +670,15 @@ def _prose_copies(repetition: Repetition, final: LeanParts) -> int:
     if not counts:
         return 0
     # The final code's keys are few: each is looked up in the prose's counts (not the other way round), as written
-    # and as a Markdown list item or inline code would write it (`- nlinarith [...]`, `` `linarith` ``, `1. simp`).
-    keys = {key for key in line_keys(final.code) if len(key) >= _MIN_COPIED_KEY}
-    looked = {marked: key for key in keys for marked in (key, *(a + key + b for a, b in _PROSE_MARKS))}
-    return sum(len(looked[marked]) * counts[marked] for marked in filter(counts.__contains__, looked))
+    # and as a Markdown list item or inline code would write it (`- nlinarith [...]`, `` `linarith` ``).
+    keys = [key for key in set(line_keys(final.code)) if len(key) >= _MIN_COPIED_KEY]
+    copied = sum(len(key) * counts[key] for key in filter(counts.__contains__, keys))
+    for before, after in _PROSE_MARKS:
+        marked = [before + key + after for key in keys]
+        copied += sum(
+            (len(key) - len(before) - len(after)) * counts[key] for key in filter(counts.__contains__, marked)
+        )
+    return copied
 
 
 def _statements(lines: list[str]) -> list[str]:

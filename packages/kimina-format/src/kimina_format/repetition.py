@@ -52,6 +52,8 @@ _FIRST_PROBE = 8
 _SEED_COPIES = 3
 # Fewest places a group's copies must change in, for `_reworded_copies`: a table's rows change in one or two columns.
 _MIN_CHANGED_PLACES = 3
+# Most seeds (pairs of bands shared by different keys) `_reworded_copies` follows, the most shared first.
+_MAX_SEEDS = 4
 # Most lines sharing a seed's bands that `_reworded_copies` reads (hostile text: a loop's copies come well before).
 _MAX_MEMBERS = 2048
 # Fewest words a line must have for `_reworded_copies` to tell a reworded copy of it.
@@ -667,11 +669,10 @@ def _reworded_copies(
     """Lines in a group of long lines that are one line reworded a little, at places that vary.
 
     A passage written again and again, a word or two changed in each copy, leaves such groups. Its copies keep most
-    of the line, so most keep its opening and its ending bands, or, when words were added or changed at both ends,
-    its anchored band (`_ANCHORED_BAND`: cut where the content says, so it moves with the text). The gate (in C)
-    counts the different long keys by their opening and ending bands together, and by their anchored bands; only
-    near-copies share those. Where `_SEED_COPIES` different keys share one (the `_MAX_GROUPS` most shared), the long
-    lines that share it (either band of a pair) are confirmed on their words (case folded): each joins the first of
+    of the line, so most keep its opening and its ending bands: the gate (in C) counts the different long keys by
+    their opening and ending bands together, which only near-copies share. Where `_SEED_COPIES` different keys share
+    both (the `_MAX_SEEDS` most shared pairs), the long lines that share either band of the pair are confirmed on
+    their words (case folded): each joins the first of
     at most `_MAX_GROUPS` leaders it is within `_word_changes` of, and the places where it differs from the leader are
     kept. A group counts when its changes fall in at least `_MIN_CHANGED_PLACES` places, and in more than twice as
     many as one line changes: a table's rows (`The variable a appears only in the first factor`, then `b` and
@@ -684,25 +685,26 @@ def _reworded_copies(
     band = config.template_band_chars
     head, tail = itemgetter(slice(None, band)), itemgetter(slice(-band, None))
     pairs = Counter(map(add, map(head, counts), map(tail, counts)))  # over the different keys (`counts` of `long`)
-    # Each different key's anchored band (b"" for a key too short to have one), one regex match a key.
-    anchored = dict(zip(counts, _ANCHOR_OF_EACH.findall(b"\n" + b"\n".join(counts)), strict=True))
-    anchors = Counter(anchored.values())
-    anchors.pop(b"", None)
-    seeds = [(count, 0, pair) for pair, count in pairs.items() if count >= _SEED_COPIES]
-    seeds += [(count, 1, anchor) for anchor, count in anchors.items() if count >= _SEED_COPIES]
-    if not seeds:
+    if max(pairs.values()) < _SEED_COPIES:
         return 0
-    seeds.sort(key=itemgetter(0, 1))  # the most shared last (a stable sort: the text's order among equals)
+    # The most shared pairs last (a stable sort: the text's order among equals), each with the long lines that share
+    # its opening or its ending: a seed's own lines, so other near-copies do not crowd its copies out of the groups.
+    # A pair with a LaTeX command in both its bands opens and closes formulas: a derivation restated, whose lines have
+    # too few words to lead a group anyway.
+    seeds = sorted(
+        (
+            pair
+            for pair, count in pairs.items()
+            if count >= _SEED_COPIES and not (b"\\" in pair[:band] and b"\\" in pair[band:])
+        ),
+        key=pairs.__getitem__,
+    )
     heads, tails = list(map(head, long)), list(map(tail, long))
-    bands = list(map(anchored.__getitem__, long))
     where: list[int] = []  # each long line's index in the text, found once a seed has enough members
     lines: list[str] = []
     words: dict[int, list[str]] = {}
-    for _, kind, seed in seeds[-_MAX_GROUPS:]:
-        if kind:
-            shares = map(seed.__eq__, bands)
-        else:
-            shares = map(or_, map(seed[:band].__eq__, heads), map(seed[band:].__eq__, tails))
+    for seed in seeds[-_MAX_SEEDS:]:
+        shares = map(or_, map(seed[:band].__eq__, heads), map(seed[band:].__eq__, tails))
         members = list(compress(range(len(long)), shares))[:_MAX_MEMBERS]
         if len(members) <= limit:
             continue
@@ -809,7 +811,8 @@ def _word_changes(leader: list[str], words: list[str]) -> list[int] | None:
         for right_a, right_b in _EDITS:
             if first[left_a : len(first) - right_a] == second[left_b : len(second) - right_b]:
                 return places
-    if len(first) > _MAX_ALIGNED or _edits(first, second, most) > most:
+    # Each word of one side missing from the other takes an edit: a cheap bound before aligning word by word.
+    if len(first) > _MAX_ALIGNED or len(set(first).difference(second)) > most or _edits(first, second, most) > most:
         return None
     return places
 
@@ -970,8 +973,6 @@ def _near_duplicates(counts: Counter[bytes], min_chars: int) -> int:
 
 # The anchored band of a long line: 32 key bytes from the first `e` at or past its 16th byte.
 _ANCHORED_BAND = re.compile(rb"\n[^\n]{16}[^e\n]*(e[^\n]{31})")
-# The same, one match for each line (b"" for a line without one), for lines joined by newlines after a newline.
-_ANCHOR_OF_EACH = re.compile(rb"\n(?:[^\n]{16}[^e\n]*(e[^\n]{31})|[^\n]*)")
 
 
 def _anchored_copies(long: list[bytes]) -> int:
