@@ -644,7 +644,7 @@ LOOK_ALIKES: dict[str, Case] = {
         _terse_steps(closing=True),
         "a terse thinking: one of the row's sentences before each of its last blocks, and a closing sentence",
         _false_reject(
-            "every one-line paragraph before a block is taken for a stock lead-in, so a terse thinking of one genuine sentence per block keeps only its closing line (reasoning_too_short, 48/48)"
+            "every one-line paragraph before a block is taken for a stock lead-in, so a terse thinking of one genuine sentence per block keeps only its closing line (reasoning_too_short, 48/48). Kept as a trade-off: a caption per block and nothing else is what a stock lead-in before each proof line writes too (the shortest real reasoning without its lead-ins has 627 bytes)"
         ),
     ),
     "terse_reasoning_one_sentence_per_block": Case(
@@ -652,7 +652,7 @@ LOOK_ALIKES: dict[str, Case] = {
         _terse_steps(closing=False),
         "a terse thinking: one of the row's sentences (<= 80 bytes) before each of its last blocks, nothing else",
         _false_reject(
-            "every one-line paragraph before a block is taken for a stock lead-in, so a terse thinking of one genuine sentence per block has no reasoning left (reasoning_too_short, 48/48)"
+            "every one-line paragraph before a block is taken for a stock lead-in, so a terse thinking of one genuine sentence per block has no reasoning left (reasoning_too_short, 48/48). Kept as a trade-off: a caption per block and nothing else is what a stock lead-in before each proof line writes too (the shortest real reasoning without its lead-ins has 627 bytes)"
         ),
     ),
     "proof_developed_incrementally": Case(
