@@ -17,8 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from kimina_format import check_format, parse_completion
+from kimina_format import check_format
 from kimina_format.testing import data_file
+from kimina_format.testing import final_code_of as _code
+from kimina_format.testing import thinking_of as _thinking
+from kimina_format.testing import with_thinking as _replace_thinking
 
 Row = dict[str, Any]
 Edit = Callable[[Row], str]
@@ -41,20 +44,6 @@ def _after_think_open(text: str, insert: str) -> str:
 
 def _after_think_close(text: str, insert: str) -> str:
     return text.replace("</think>", "</think>\n" + insert + "\n", 1)
-
-
-def _thinking(text: str) -> str:
-    return text[text.index("<think>") + len("<think>") : text.index("</think>")]
-
-
-def _replace_thinking(text: str, new: str) -> str:
-    return text[: text.index("<think>") + len("<think>")] + "\n" + new + "\n" + text[text.index("</think>") :]
-
-
-def _code(text: str) -> str:
-    code = parse_completion(text).code
-    assert code is not None
-    return code
 
 
 def _in_final_code(text: str, insert: str) -> str:

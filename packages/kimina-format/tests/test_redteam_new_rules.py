@@ -18,8 +18,12 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import pytest
-from kimina_format import check_format, parse_completion
-from kimina_format.testing import data_file, prose_lines
+from kimina_format import check_format
+from kimina_format.testing import data_file, full_score_split, prose_lines, xfail_params
+from kimina_format.testing import final_code_of as _code
+from kimina_format.testing import thinking_of as _thinking
+from kimina_format.testing import with_final_code as _with_code
+from kimina_format.testing import with_thinking as _replace_thinking
 
 Row = dict[str, Any]
 Edit = Callable[[Row], "Row | None"]
@@ -67,27 +71,6 @@ def _text(row: Row) -> str:
 
 def _edited(row: Row, text: str | None) -> Row | None:
     return None if text is None else {**row, "completion": text}
-
-
-def _thinking(text: str) -> str:
-    return text[text.index("<think>") + len("<think>") : text.index("</think>")]
-
-
-def _replace_thinking(text: str, new: str) -> str:
-    return text[: text.index("<think>") + len("<think>")] + "\n" + new + "\n" + text[text.index("</think>") :]
-
-
-def _code(text: str) -> str:
-    code = parse_completion(text).code
-    assert code is not None
-    return code
-
-
-def _with_code(text: str, new: str) -> str:
-    """`text` with its final block's code replaced (only the final block: the tactic blocks may hold the same text)."""
-    code = _code(text)
-    at = text.rindex(code)
-    return text[:at] + new + text[at + len(code) :]
 
 
 def _proof_body(code: str) -> str:
@@ -823,45 +806,19 @@ ATTACKS: dict[str, Case] = {
 }
 
 
-def _params(cases: dict[str, Case]) -> list[Any]:
-    return [
-        pytest.param(
-            name,
-            marks=[pytest.mark.xfail(strict=True, raises=AssertionError, reason=case.xfail)] if case.xfail else [],
-            id=name,
-        )
-        for name, case in cases.items()
-    ]
-
-
-def _verdicts(sample: list[Row], edit: Edit) -> tuple[int, list[str], list[str]]:
-    """How many rows the edit applies to, those that keep the full score, and those that lose it."""
-    kept: list[str] = []
-    lost: list[str] = []
-    applied = 0
-    for row in sample:
-        edited = edit(row)
-        if edited is None:
-            continue
-        applied += 1
-        verdict = check_format(edited["completion"], formal_statement=edited["formal_statement"])
-        (kept if verdict.score == 1.0 else lost).append(row["name"])
-    return applied, kept, lost
-
-
-@pytest.mark.parametrize("name", _params(ATTACKS))
+@pytest.mark.parametrize("name", xfail_params(ATTACKS))
 def test_an_attack_loses_the_full_score(sample: list[Row], name: str) -> None:
     case = ATTACKS[name]
-    applied, kept, _ = _verdicts(sample, case.edit)
+    applied, kept, _ = full_score_split(sample, case.edit)
     if applied < 20:  # not an AssertionError: an xfail must fail on its verdicts, not on an empty selection
         raise RuntimeError(f"{name} applies to {applied} rows only")
     assert not kept, f"{case.rule}: {case.why}: {len(kept)} of {applied} keep the full score, e.g. {kept[:3]}"
 
 
-@pytest.mark.parametrize("name", _params(LOOK_ALIKES))
+@pytest.mark.parametrize("name", xfail_params(LOOK_ALIKES))
 def test_a_look_alike_keeps_the_full_score(sample: list[Row], name: str) -> None:
     case = LOOK_ALIKES[name]
-    applied, _, lost = _verdicts(sample, case.edit)
+    applied, _, lost = full_score_split(sample, case.edit)
     if applied < 20:
         raise RuntimeError(f"{name} applies to {applied} rows only")
     assert not lost, f"{case.rule}: {case.why}: {len(lost)} of {applied} lose the full score, e.g. {lost[:3]}"

@@ -12,10 +12,12 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+from kimina_format.check import check_format
 from kimina_format.parsing import parse_completion
 from kimina_format.repetition import line_keys
 
@@ -24,13 +26,20 @@ __all__ = [
     "SAMPLE_HEADER",
     "SAMPLE_PROOF",
     "SAMPLE_STATEMENT",
+    "Edit",
     "build_completion",
     "data_dir",
     "data_file",
+    "final_code_of",
+    "full_score_split",
     "insert_after",
     "package_modules",
     "prose_lines",
     "surface_problems",
+    "thinking_of",
+    "with_final_code",
+    "with_thinking",
+    "xfail_params",
 ]
 
 DATA_DIR_ENV = "KIMINA_DATA_DIR"
@@ -141,6 +150,71 @@ def insert_after(text: str, passage: str, where: str = "<think>", *, max_chars: 
         return None
     at = text.index(where) + len(where)
     return text[:at] + "\n" + passage + "\n" + text[at:]
+
+
+def thinking_of(text: str) -> str:
+    """The text between `<think>` and `</think>` of a completion that has both."""
+    return text[text.index("<think>") + len("<think>") : text.index("</think>")]
+
+
+def with_thinking(text: str, new: str) -> str:
+    """`text` with its thinking replaced by `new` (on lines of its own)."""
+    return text[: text.index("<think>") + len("<think>")] + "\n" + new + "\n" + text[text.index("</think>") :]
+
+
+def final_code_of(text: str) -> str:
+    """The final Lean code of a completion that has one (`Completion.code`)."""
+    code = parse_completion(text).code
+    if code is None:
+        raise ValueError("the completion has no closed final Lean block")
+    return code
+
+
+def with_final_code(text: str, new: str) -> str:
+    """`text` with its final block's code replaced (only the final block: the tactic blocks may hold the same text)."""
+    code = final_code_of(text)
+    at = text.rindex(code)
+    return text[:at] + new + text[at + len(code) :]
+
+
+Edit = Callable[[dict[str, Any]], "dict[str, Any] | None"]
+"""An edit of a data row (`completion`, `formal_statement`, `name`): the edited row, or None where it does not apply."""
+
+
+def full_score_split(rows: Sequence[dict[str, Any]], edit: Edit) -> tuple[int, list[str], list[str]]:
+    """Apply `edit` to each row: how many it applies to, and the names of those keeping the full score and not.
+
+    The red-team tests' measure: an attack must leave no row at score 1.0, a look-alike every row.
+    """
+    kept: list[str] = []
+    lost: list[str] = []
+    applied = 0
+    for row in rows:
+        edited = edit(dict(row))
+        if edited is None:
+            continue
+        applied += 1
+        verdict = check_format(edited["completion"], formal_statement=edited["formal_statement"])
+        (kept if verdict.score == 1.0 else lost).append(row["name"])
+    return applied, kept, lost
+
+
+def xfail_params(cases: dict[str, Any]) -> list[Any]:
+    """`pytest.param`s of the names of `cases`, each marked a strict xfail with its `xfail` reason when it has one.
+
+    A red-team case (attack or look-alike) that the rules get wrong stays in the suite, and turns into a failing
+    XPASS once fixed, so its mark is removed with the fix.
+    """
+    import pytest  # a test tool: imported only by the tests that ask for it
+
+    return [
+        pytest.param(
+            name,
+            marks=[pytest.mark.xfail(strict=True, raises=AssertionError, reason=case.xfail)] if case.xfail else [],
+            id=name,
+        )
+        for name, case in cases.items()
+    ]
 
 
 def package_modules(package: ModuleType) -> list[str]:
