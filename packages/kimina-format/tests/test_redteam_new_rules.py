@@ -664,7 +664,7 @@ ATTACKS: dict[str, Case] = {
         _reworded(_both_ends),
         "three sentences written 12 more times, spread, first and last word and one middle word changed each time",
         _hole(
-            "the gate needs three different keys sharing both the opening and the ending 12-byte band; copies that change their first and last word never share both (145/145 keep 1.0, no rule fires)"
+            "copies that change their first and last word never share both end bands; the anchored band seeds them when the middle change misses it, which it does not always (85/145 keep 1.0; 145/145 before the anchored seeds)"
         ),
     ),
     "reworded_opener_and_closer": Case(
@@ -672,7 +672,7 @@ ATTACKS: dict[str, Case] = {
         _reworded(_opener_and_closer),
         "three sentences written 12 more times, spread, a discourse word added before and after each (`So ... again.`)",
         _hole(
-            "a discourse word added before and after each copy (`So ... again.`) moves both gate bands; the anchored band allows 100 copies (145/145)"
+            "a discourse word added before and after each copy (`So ... again.`) moves both end bands; the anchored band seeds them and a group changed at its two ends only, wrapped six ways or more, counts, but a copy whose anchor the words move is missed (6/145; 145/145 before)"
         ),
     ),
     "reworded_at_both_ends_in_a_row": Case(
@@ -680,7 +680,7 @@ ATTACKS: dict[str, Case] = {
         _reworded(_both_ends, spread=False),
         "three sentences written 12 more times in a row, first, last and one middle word changed each time",
         _hole(
-            "in a row too: the template loop's confirmation refuses a change in the middle half as well as both ends (145/145)"
+            "in a row too: the template loop's confirmation refuses a change in the middle half as well as both ends (81/145; 145/145 before the anchored seeds of max_reworded_lines)"
         ),
     ),
     "reworded_at_both_ends_forty_copies": Case(
@@ -688,7 +688,7 @@ ATTACKS: dict[str, Case] = {
         _reworded(_both_ends, copies=40),
         "three sentences written 40 more times, spread, first, last and one middle word changed each time",
         _hole(
-            "forty copies pass as well: only max_paraphrased_copies (100) bounds copies reworded at both ends (141/145; the other 4 lose only to the length penalty)"
+            "forty copies pass as well where the anchored band is hit: only max_paraphrased_copies (100) bounds them (35/145; 141/145 before the anchored seeds)"
         ),
     ),
     "reworded_latex_words_in_a_row": Case(

@@ -56,6 +56,8 @@ _MIN_CHANGED_PLACES = 3
 _MAX_SEEDS = 4
 # Most lines sharing a seed's bands that `_reworded_copies` reads (hostile text: a loop's copies come well before).
 _MAX_MEMBERS = 2048
+# Fewest different wrappings (first and last words) of a group whose lines change only at their two ends.
+_MIN_WRAPPINGS = 6
 # Fewest words a line must have for `_reworded_copies` to tell a reworded copy of it.
 _MIN_WORDS = 6
 # Most words two copies of a line may differ in, for `_reworded_copies` (a fifth of a line of twenty): two each.
@@ -669,10 +671,11 @@ def _reworded_copies(
     """Lines in a group of long lines that are one line reworded a little, at places that vary.
 
     A passage written again and again, a word or two changed in each copy, leaves such groups. Its copies keep most
-    of the line, so most keep its opening and its ending bands: the gate (in C) counts the different long keys by
-    their opening and ending bands together, which only near-copies share. Where `_SEED_COPIES` different keys share
-    both (the `_MAX_SEEDS` most shared pairs), the long lines that share either band of the pair are confirmed on
-    their words (case folded): each joins the first of
+    of the line, so most keep its opening and its ending bands, or, when both ends were reworded, its anchored band
+    (`_ANCHORED_BAND`, cut where the content says, so it moves with the text). The gate (in C) counts the different
+    long keys by their opening and ending bands together, and by their anchored bands: only near-copies share those.
+    Where `_SEED_COPIES` different keys share one (the `_MAX_SEEDS` most shared), the long lines that share it
+    (either band of a pair) are confirmed on their words (case folded): each joins the first of
     at most `_MAX_GROUPS` leaders it is within `_word_changes` of, and the places where it differs from the leader are
     kept. A group counts when its changes fall in at least `_MIN_CHANGED_PLACES` places, and in more than twice as
     many as one line changes: a table's rows (`The variable a appears only in the first factor`, then `b` and
@@ -685,26 +688,29 @@ def _reworded_copies(
     band = config.template_band_chars
     head, tail = itemgetter(slice(None, band)), itemgetter(slice(-band, None))
     pairs = Counter(map(add, map(head, counts), map(tail, counts)))  # over the different keys (`counts` of `long`)
-    if max(pairs.values()) < _SEED_COPIES:
+    # Each different key's anchored band (b"" for a key too short to have one), one regex match a key: copies whose
+    # two ends were both reworded (`So, ... again.`) share no end band but keep it.
+    anchored = dict(zip(counts, _ANCHOR_OF_EACH.findall(b"\n" + b"\n".join(counts)), strict=True))
+    anchors = Counter(anchored.values())
+    anchors.pop(b"", None)
+    # The most shared seeds last (a stable sort: the text's order among equals), each with the long lines that share
+    # it (a pair's opening or ending): a seed's own lines, so other near-copies do not crowd its copies out of the
+    # groups. A pair with a LaTeX command in both its ends, or an anchored band with two, is a formula's: a
+    # derivation restated, whose lines have too few words to lead a group anyway.
+    seeds = [(n, 0, pair) for pair, n in pairs.items() if n >= _SEED_COPIES and not _formula_pair(pair, band)]
+    seeds += [(n, 1, anchor) for anchor, n in anchors.items() if n >= _SEED_COPIES and anchor.count(b"\\") < 2]
+    if not seeds:
         return 0
-    # The most shared pairs last (a stable sort: the text's order among equals), each with the long lines that share
-    # its opening or its ending: a seed's own lines, so other near-copies do not crowd its copies out of the groups.
-    # A pair with a LaTeX command in both its bands opens and closes formulas: a derivation restated, whose lines have
-    # too few words to lead a group anyway.
-    seeds = sorted(
-        (
-            pair
-            for pair, count in pairs.items()
-            if count >= _SEED_COPIES and not (b"\\" in pair[:band] and b"\\" in pair[band:])
-        ),
-        key=pairs.__getitem__,
-    )
+    seeds.sort(key=itemgetter(0, 1))
     heads, tails = list(map(head, long)), list(map(tail, long))
     where: list[int] = []  # each long line's index in the text, found once a seed has enough members
     lines: list[str] = []
     words: dict[int, list[str]] = {}
-    for seed in seeds[-_MAX_SEEDS:]:
-        shares = map(or_, map(seed[:band].__eq__, heads), map(seed[band:].__eq__, tails))
+    for _, kind, seed in seeds[-_MAX_SEEDS:]:
+        if kind:
+            shares = map(seed.__eq__, map(anchored.__getitem__, long))
+        else:
+            shares = map(or_, map(seed[:band].__eq__, heads), map(seed[band:].__eq__, tails))
         members = list(compress(range(len(long)), shares))[:_MAX_MEMBERS]
         if len(members) <= limit:
             continue
@@ -721,6 +727,11 @@ def _reworded_copies(
     return 0
 
 
+def _formula_pair(pair: bytes, band: int) -> bool:
+    """Whether both bands of an opening-and-ending pair hold a LaTeX command (the pair of a formula's lines)."""
+    return b"\\" in pair[:band] and b"\\" in pair[band:]
+
+
 def _reworded_group(lines: list[list[str]], limit: int) -> int:
     """`_reworded_copies` for the words of some lines: the size of the largest group that counts.
 
@@ -730,6 +741,7 @@ def _reworded_group(lines: list[list[str]], limit: int) -> int:
     sizes: list[int] = []
     places: list[set[int]] = []
     widest: list[int] = []  # the most places one line of each group changed
+    ends: list[set[tuple[str, str]]] = []  # the different first and last words of each group's lines
     joined: list[int] = []  # when each group last took a line
     best = 0
     for i, words in enumerate(lines):
@@ -744,9 +756,14 @@ def _reworded_group(lines: list[list[str]], limit: int) -> int:
                 joined[g] = i
                 places[g].update(changed)
                 widest[g] = max(widest[g], len(changed))
+                ends[g].add((words[0], words[-1]))
                 # Counted when the changes spread: over more places than twice the most one line changed (a
-                # template's rows change the same columns, each row all of them).
-                if len(places[g]) >= max(_MIN_CHANGED_PLACES, 2 * widest[g] + 1):
+                # template's rows change the same columns, each row all of them); or when the two ends change
+                # and only they, each copy wrapped anew (`So ... again.`, `Now ... too.`), a table's columns being
+                # inside (a counter at the start alone is the template loop's and `max_alike_lines`').
+                spread = len(places[g]) >= max(_MIN_CHANGED_PLACES, 2 * widest[g] + 1)
+                wrapped = places[g] == {0, len(leader) - 1} and len(ends[g]) >= _MIN_WRAPPINGS
+                if spread or wrapped:
                     best = max(best, sizes[g])
                     if best > limit:
                         return best
@@ -761,10 +778,12 @@ def _reworded_group(lines: list[list[str]], limit: int) -> int:
                 sizes.append(1)
                 places.append(set())
                 widest.append(0)
+                ends.append({(words[0], words[-1])})
                 joined.append(i)
             else:
                 g = joined.index(min(joined))
                 leaders[g], sizes[g], places[g], widest[g], joined[g] = lead, 1, set(), 0, i
+                ends[g] = {(words[0], words[-1])}
     return best
 
 
@@ -973,6 +992,8 @@ def _near_duplicates(counts: Counter[bytes], min_chars: int) -> int:
 
 # The anchored band of a long line: 32 key bytes from the first `e` at or past its 16th byte.
 _ANCHORED_BAND = re.compile(rb"\n[^\n]{16}[^e\n]*(e[^\n]{31})")
+# The same, one match for each line (b"" for a line without one), for lines joined by newlines after a newline.
+_ANCHOR_OF_EACH = re.compile(rb"\n(?:[^\n]{16}[^e\n]*(e[^\n]{31})|)")
 
 
 def _anchored_copies(long: list[bytes]) -> int:
