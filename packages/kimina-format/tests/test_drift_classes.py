@@ -24,6 +24,11 @@ def passing(data_dir: Path) -> list[Row]:
     return [r for r in rows if check_format(r["completion"], formal_statement=r["formal_statement"]).ok]
 
 
+def prose_lines(text: str) -> list[str]:
+    """The non-blank lines of the reasoning of `text`, stripped."""
+    return [line.strip() for line in parse_completion(text).reasoning.split("\n") if line.strip()]
+
+
 def in_thinking(text: str, insert: str) -> str:
     at = text.index("<think>") + len("<think>")
     return text[:at] + "\n" + insert + "\n" + text[at:]
@@ -132,7 +137,9 @@ HARMLESS: dict[str, Callable[[str], str]] = {
     ),
     "a_few_emoji": lambda t: in_thinking(t, "Good, that works 🙂 ✓✓ ✗ 🎉"),
     "a_no_break_space": lambda t: in_thinking(t, "The value is 3\u00a0cm, and 10\u202f000 is ten thousand."),
-    "a_long_paragraph": lambda t: in_thinking(t, " ".join(["We expand each term and compare it."] * 60)),
+    # The row's own first twenty reasoning lines written as one paragraph. (One sentence written 60 times on one line
+    # was the look-alike here; it is the inline loop `max_inline_repeats` bounds.)
+    "a_long_paragraph": lambda t: in_thinking(t, " ".join(line for line in prose_lines(t)[:20])),
 }
 
 

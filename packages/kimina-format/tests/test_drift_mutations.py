@@ -92,7 +92,8 @@ def test_a_paragraph_repeated_fifteen_times(passing_rows: list[Row]) -> None:
     run(
         passing_rows,
         lambda r: after_think_open(r["completion"], loop) if small(r, len(loop)) else None,
-        {Code.CONSECUTIVE_REPEATS, Code.PARAGRAPH_REPEATS},  # 15 copies of one paragraph: over both bounds
+        # 15 copies of one paragraph: a loop, a paragraph repeated, and 45 occurrences of lines written 5+ times
+        {Code.CONSECUTIVE_REPEATS, Code.PARAGRAPH_REPEATS, Code.REPEATED_LINES},
     )
 
 

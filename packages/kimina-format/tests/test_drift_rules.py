@@ -51,7 +51,9 @@ PARAGRAPH = [
 def test_a_paragraph_looping(build: Builder, copies: int, broken: bool) -> None:
     verdict = check_format(build(reasoning="\n\n".join(["\n".join(PARAGRAPH)] * copies)))
     assert (Code.CONSECUTIVE_REPEATS in verdict.codes) is broken
-    assert Code.REPEATED_LINES not in verdict.codes  # each line occurs at most 15 times: the dispersed limit is 20
+    assert verdict.metrics.max_line_repeats == copies  # each line occurs at most 15 times: the dispersed limit is 20
+    # ... but 15 copies of three lines are 45 occurrences of lines written five times or more (limit 30)
+    assert (Code.REPEATED_LINES in verdict.codes) is (3 * copies > 30)
     assert verdict.metrics.consecutive_repeats == copies
     assert verdict.metrics.loop_lines == 3
 

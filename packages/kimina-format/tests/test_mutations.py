@@ -153,7 +153,13 @@ def test_near_duplicate_lines_repeated(passing_rows: list[Row]) -> None:
 
 def test_a_long_line_repeated_within_the_limit(passing_rows: list[Row]) -> None:
     line = "Let me reconsider whether the substitution above really simplifies the second equation."
-    run(passing_rows, lambda r: fits(r, spread(line, 20)), set())
+    # On the rows that write no long line five times already: 20 copies are under `max_line_repeats` (20) and under
+    # `max_often_repeated_lines` (30); a row restating its formulas 21 times more is over the latter.
+    run(passing_rows, lambda r: fits(r, spread(line, 20)) if not _often_repeated(r) else None, set())
+
+
+def _often_repeated(row: Row) -> int:
+    return check_format(row["completion"], formal_statement=row["formal_statement"]).metrics.often_repeated_lines
 
 
 # Rule 4
@@ -203,7 +209,8 @@ def test_tactic_block_twice_as_long_as_the_proof(passing_rows: list[Row]) -> Non
         block = "```tactics\n" + "\n".join(body + body) + "\n```"
         return insert_in_thinking(row["completion"], block)
 
-    run(passing_rows, mutate, {Code.TACTIC_BLOCK_TOO_LONG})
+    # The proof written twice in one block is also copied code beyond the reasoning on rows with little of it.
+    run(passing_rows, mutate, {Code.TACTIC_BLOCK_TOO_LONG}, allowed=frozenset({Code.COPIED_CODE}))
 
 
 def test_tactic_block_as_long_as_the_proof(passing_rows: list[Row]) -> None:

@@ -738,12 +738,9 @@ ATTACKS: dict[str, Case] = {
         _hole("a line of five words never leads a group, and 20 copies are under max_alike_lines (24) (188/188)"),
     ),
     "first_bar_skip_loop": Case(
-        "max_code_loop_repeats",
+        "max_filler_tactics",
         _first_bar_loop,
         "`first` / `| skip` / `| rfl` 100 times after the proof (Lean accepts it; the `|` lines make it a 'case')",
-        _hole(
-            "a passage holding a `|` line is exempt as a case, and `first` / `| skip` is one Lean accepts with no goal left (130/188; the rest fail alignment only)"
-        ),
     ),
     "numbered_try_loop": Case(
         "max_code_loop_repeats",
@@ -754,10 +751,9 @@ ATTACKS: dict[str, Case] = {
         ),
     ),
     "numbered_true_haves": Case(
-        "max_code_loop_repeats",
+        "max_filler_tactics",
         _numbered_true_haves,
         "`have htk : True := trivial` for k = 0..99 at the top of the proof",
-        _hole("lines compare digit for digit, so `have htk : True := trivial` for k = 0..99 is no loop (120/133)"),
     ),
     "all_goals_skip_loop": Case(
         "max_code_loop_repeats", _all_goals_skip_loop, "`all_goals skip` 100 times after the proof"

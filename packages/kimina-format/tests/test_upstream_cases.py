@@ -106,8 +106,10 @@ def test_the_minimal_completion() -> None:
         "<think>\nPlanning the proof…\n\n```tactics\ntrivial\n```\n</think>\n"
         "```lean4\ntheorem T : True := by\n  trivial\n```\n"
     )
-    assert set(check_format(text).codes) == {Code.TOO_FEW_TACTIC_BLOCKS, Code.REASONING_TOO_SHORT}
-    assert check_format(text, config=FormatConfig(min_tactic_blocks=1, min_reasoning_chars=None)).ok
+    # The one block is the proof's line, 7 bytes against 17 of reasoning: more copied code than reasoning too.
+    assert set(check_format(text).codes) == {Code.TOO_FEW_TACTIC_BLOCKS, Code.REASONING_TOO_SHORT, Code.COPIED_CODE}
+    config = FormatConfig(min_tactic_blocks=1, min_reasoning_chars=None, max_copied_to_reasoning=None)
+    assert check_format(text, config=config).ok
 
 
 # Repetition.

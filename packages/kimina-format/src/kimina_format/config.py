@@ -54,6 +54,17 @@ class FormatConfig:
         max_paragraph_repeats: Most times one paragraph may occur in the thinking: a prose paragraph (a stretch
             between blank lines, by the keys of its lines, of at least `repetition_min_chars` bytes), or a fenced
             block of at least 20 characters. A loop of a paragraph of short lines escapes the per-line counts.
+        max_often_repeated_lines: Most occurrences, all together, of the long prose lines (by the key of
+            `max_line_repeats`) that each occur five times or more: a passage written again with its lines
+            reordered, or one line in four wordings written ten times each, repeats no paragraph and no line often
+            enough for the other bounds.
+        max_inline_repeats: Most copies of one phrase within one long prose or summary line (`Wait. Wait. Wait.`,
+            one sentence written again and again on one line), by probes taken at its quarter, middle and third
+            quarter, digits and spaces kept.
+        max_block_loop_repeats: Most copies in a row of one passage of steps of the thinking, a step being a
+            tactic or Lean block with the prose before it (by their keys): a guessing loop of one-tactic blocks
+            (`Wait, that fails. Let me try:` then `simp`, then `linarith`, ...) repeats no long prose line and no
+            block long enough for `max_paragraph_repeats`.
         max_line_chars: Most bytes in the key of one prose line (UTF-8, spaces and digits deleted): a prose line is
             a paragraph, not a dump of words or symbols.
         min_tactic_blocks: Fewest ```` ```tactics ```` blocks the thinking must contain.
@@ -66,6 +77,9 @@ class FormatConfig:
             a Markdown heading, bullet or number), or LaTeX (`$`).
         max_copied_code_share: Most share of the thinking's characters that is lines copied from the final code
             (compared and counted with their spacing deleted and subscript digits as digits, cut at `;` and `<;>`).
+        max_copied_to_reasoning: Most characters of code copied from the final code into the thinking (as for
+            `max_copied_code_share`), as a share of the reasoning's bytes (`min_reasoning_chars`): a proof pasted
+            again and again around a stock opening is code in place of reasoning, however short the opening.
         max_prose_code_share: Most share of the prose's bytes (spaces and digits aside) in lines that equal a line
             of the final code: the reasoning is words, not the proof pasted without a fence.
         min_reasoning_chars: Fewest bytes of the thinking's prose (spaces, digits and newlines aside), without the short
@@ -93,6 +107,8 @@ class FormatConfig:
         min_tactic_name_coverage: Least share of the final proof body's tactic names that the thinking's tactic
             blocks also use.
         max_summary_chars: Most characters (stripped) between `</think>` and the final Lean block.
+        max_summary_blocks: Most fenced blocks in the summary between the thinking and the final Lean block: the
+            final code pasted there again in a ```` ```tactics ```` or a bare fence is code twice.
         max_summary_line_repeats: Most times one non-blank line may occur in that summary.
         max_summary_boxed: Most boxed answers (LaTeX `boxed` commands) in that summary.
         max_trailing_whitespace: Most whitespace characters after the final Lean block.
@@ -113,6 +129,10 @@ class FormatConfig:
             without a space (base64, ASCII art, dumps), or 40 or more of only lowercase letters and spaces, with no
             capital, digit or punctuation (word salad).
         max_code_declarations: Most declarations in the final code (the theorem and its helpers).
+        max_declaration_copies: Most theorems, lemmas and examples of the final code that state and prove the same
+            thing (names aside): the theorem pasted again as ten `example`s is padding Lean accepts.
+        max_filler_tactics: Most tactics that do nothing (`skip`, a `have` of `True`) in the final
+            code and the tactic blocks together: Lean accepts `skip` after every line.
         max_code_literal_chars: Most characters in string and character literals of the final code.
         max_helper_chars: Most non-whitespace characters of the final code between its header and the last
             theorem (the helpers it proves or defines first).
@@ -138,6 +158,9 @@ class FormatConfig:
     max_paraphrased_copies: int | None = 100
     max_short_line_repeats: int | None = 250
     max_paragraph_repeats: int | None = 12
+    max_often_repeated_lines: int | None = 30
+    max_inline_repeats: int | None = 8
+    max_block_loop_repeats: int | None = 8
     max_line_chars: int | None = 3_000
     min_tactic_blocks: int | None = 2
     min_tactic_block_lines: int | None = 1
@@ -145,6 +168,7 @@ class FormatConfig:
     max_tactic_block_lines_ratio: float | None = 1.5
     max_tactic_prose_lines: int | None = 2
     max_copied_code_share: float | None = 0.5
+    max_copied_to_reasoning: float | None = 1.25
     max_prose_code_share: float | None = 0.25
     min_reasoning_chars: int | None = 60
     max_code_loop_repeats: int | None = 7
@@ -160,6 +184,7 @@ class FormatConfig:
     min_tactic_name_coverage: float | None = 0.5
     max_summary_chars: int | None = 2_000
     max_summary_line_repeats: int | None = 3
+    max_summary_blocks: int | None = 0
     max_summary_boxed: int | None = 3
     max_trailing_whitespace: int | None = 32
     max_space_run: int | None = 100
@@ -172,6 +197,8 @@ class FormatConfig:
     max_symbol_chars: int | None = 400
     max_junk_lines: int | None = 20
     max_code_declarations: int | None = 12
+    max_declaration_copies: int | None = 2
+    max_filler_tactics: int | None = 0
     max_code_literal_chars: int | None = 1_000
     max_helper_chars: int | None = 8_000
     soft_max_tokens: int = 20_480

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields
-from operator import attrgetter
+from operator import add, attrgetter
 from typing import Any, NamedTuple
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
@@ -23,8 +23,15 @@ from kimina_format.lean_source import (
     split_lean,
 )
 from kimina_format.padding import junk_characters, over_limit_run
-from kimina_format.parsing import TACTICS_LANGUAGE, UTF8_ERRORS, Block, Completion, frozen_instance
-from kimina_format.repetition import Repetition, line_keys, longest_loop, measure_repetition
+from kimina_format.parsing import LEAN_LANGUAGES, TACTICS_LANGUAGE, UTF8_ERRORS, Block, Completion, frozen_instance
+from kimina_format.repetition import (
+    Repetition,
+    inline_copies,
+    line_keys,
+    longest_loop,
+    measure_repetition,
+    passage_key,
+)
 from kimina_format.statement import final_statement_matches
 from kimina_format.tactics import iou, tactics_used
 
@@ -46,6 +53,13 @@ _DIGITS = re.compile(r"\d+")
 # characters with no space (base64, ASCII art, dumps), or 40 or more lowercase letters and spaces only (word salad:
 # no capital, digit or punctuation). Non-ASCII lines (Chinese, Unicode math) are never junk lines.
 _JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
+# A line that opens or closes a fenced block.
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
+# A theorem, lemma or example, up to the end of its name (an example has none).
+_DECLARATION = re.compile(r"^[ \t]*(?:(?:private|protected)\s+)?(?:(?:theorem|lemma)\s+\S+|example\b)", re.M)
+# A tactic that does nothing: `skip`, or a `have` of `True`. (A `have` of `(n : ℝ) = (n : ℝ)` is not one: real proofs
+# write such casts.)
+_FILLER = re.compile(r"(?<![\w.'])skip(?![\w'])|\bhave\b[^:\n]*:\s*True\s*:=")
 _MIN_REPEATED_BLOCK = 20  # a fenced block shorter than this (`simp`, `norm_num`) may be tried again and again
 # A tactic-block line that reads as a sentence: a capitalised word and three more words (no Lean line starts so:
 # tactics are lower case and names are dotted, `Nat.le_of_lt`), maybe after a Markdown heading, bullet or number, or
@@ -132,8 +146,15 @@ class FormatMetrics:
         paragraph_repeats: Occurrences of the most repeated paragraph of the thinking: a prose paragraph (by its
             keys, at least `repetition_min_chars` bytes; counted only when one of its lines occurs more than
             `max_paragraph_repeats` times) or a fenced block of at least 20 characters.
+        often_repeated_lines: Occurrences, all together, of the long prose lines that each occur at least five
+            times (by their keys).
+        inline_repeats: Copies of one phrase within the most repetitive long line of the prose or the summary (see
+            `kimina_format.repetition.inline_copies`), when more than `max_inline_repeats` (0 otherwise).
+        block_loop_repeats: Copies in a row of the most looped passage of steps of the thinking (a tactic or Lean
+            block with the prose before it), when more than `max_block_loop_repeats` (0 otherwise).
         summary_line_repeats: Occurrences of the most repeated non-blank line of the summary.
         summary_boxed: Boxed answers (LaTeX `boxed` commands) in the summary.
+        summary_blocks: Fenced blocks in the summary (the final Lean block is the only code after the thinking).
         junk_lines: Prose lines after the first that are not words (see `FormatConfig.max_junk_lines`).
         short_line_repeats: Occurrences of the most repeated short non-blank prose line, when the prose has more
             short lines than `max_short_line_repeats` (0 otherwise).
@@ -158,6 +179,7 @@ class FormatMetrics:
         tactic_prose_lines: Distinct tactic-block lines (comments aside) that read as English sentences or LaTeX.
         copied_code_share: Share of the thinking's characters in lines copied from the final code (a copied line
             counted without its spacing).
+        copied_to_reasoning: The characters of `copied_code_share` over the reasoning's bytes (`reasoning_chars`).
         prose_code_share: Share of the prose's bytes (its keys: spaces and digits aside) in lines that equal a line of
             the final code by the same key.
         reasoning_chars: UTF-8 bytes of the thinking's prose, spaces, tabs, digits and newlines aside, without the
@@ -178,6 +200,10 @@ class FormatMetrics:
         tactic_line_iou: IoU of the normalised proof lines in the tactic blocks and in the final proof body.
         tactic_name_coverage: Share of the final proof's tactic names that the tactic blocks also use.
         code_declarations: Declarations in the final code.
+        declaration_copies: Most theorems, lemmas and examples of the final code with one statement and proof (their
+            names aside, spacing deleted; 1 when none is written twice).
+        filler_tactics: Tactics that do nothing in the final code and the tactic blocks, comments aside: `skip`,
+            and a `have` of `True`.
         code_literal_chars: Characters in the string literals of the final code.
         helper_chars: Non-whitespace characters of the final code's declarations before its last theorem.
         statement_match: Whether the final code holds the given statement (None when none was given or no code).
@@ -204,8 +230,12 @@ class FormatMetrics:
     paraphrased_copies: int = 0
     short_line_repeats: int = 0
     paragraph_repeats: int = 0
+    often_repeated_lines: int = 0
+    inline_repeats: int = 0
+    block_loop_repeats: int = 0
     summary_line_repeats: int = 0
     summary_boxed: int = 0
+    summary_blocks: int = 0
     junk_lines: int = 0
     longest_line_chars: int = 0
     invisible_chars: int = 0
@@ -222,6 +252,7 @@ class FormatMetrics:
     tactic_block_proof_lines: tuple[int, ...] = field(default=())
     tactic_prose_lines: int = 0
     copied_code_share: float = 0.0
+    copied_to_reasoning: float = 0.0
     prose_code_share: float = 0.0
     reasoning_chars: int = 0
     code_loop_repeats: int = 0
@@ -238,6 +269,8 @@ class FormatMetrics:
     tactic_line_iou: float = 0.0
     tactic_name_coverage: float = 0.0
     code_declarations: int = 0
+    declaration_copies: int = 0
+    filler_tactics: int = 0
     code_literal_chars: int = 0
     helper_chars: int = 0
     statement_match: bool | None = None
@@ -264,6 +297,7 @@ _REPETITION_METRICS = {
     "paraphrased_copies": "anchored_copies",
     "short_line_repeats": "short_repeats",
     "longest_line_chars": "longest_line",
+    "often_repeated_lines": "often_repeated",
 }
 _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 
@@ -329,6 +363,9 @@ def measure(
         "summary_chars": len(summary_text),
         "summary_line_repeats": _most_repeated_line(summary) if "\n" in summary_text else 0,
         "summary_boxed": summary.count("\\boxed"),
+        "summary_blocks": (len(_FENCE_LINE.findall(summary)) + 1) // 2 if "```" in summary or "~~~" in summary else 0,
+        "block_loop_repeats": _block_loop(completion, config.max_block_loop_repeats),
+        "inline_repeats": _inline_repeats(repetition.inline_repeats, summary_text, config.max_inline_repeats),
         "junk_lines": len(_JUNK_LINE.findall(prose_utf8)),
         "paragraph_repeats": max(repetition.paragraph_repeats, _block_repeats(thinking_blocks, blocks.keys)),
         "after_code_chars": len(completion.after_code),
@@ -353,6 +390,7 @@ def measure(
     metrics["tactic_prose_lines"] = _prose_lines(blocks.body, english=bool(english))
     metrics["reasoning_chars"] = _reasoning_chars(completion, repetition)
     metrics["code_loop_repeats"] = _code_loop(blocks, final, config.max_code_loop_repeats)
+    metrics["filler_tactics"] = _filler_tactics(final.code if final is not None else "", blocks.body)
     metrics["code_whitespace_share"] = max(_whitespace_share(blocks.text), _whitespace_share(code or ""))
     if final is None:
         return _metrics(metrics)
@@ -364,6 +402,7 @@ def measure(
     body_chars = non_space_length("".join(final.body))
     final_names, final_invocations, _ = tactics_used(final.body)
     prose_copies = _prose_copies(repetition, final)
+    copied = _copied_chars(blocks, final) + prose_copies
     declarations, literal_chars, helper_chars = _code_padding(final)
     metrics.update(
         code_lines=final.code_lines,
@@ -376,7 +415,8 @@ def measure(
         code_comment_density=_density(
             code_comment_chars, body_chars + non_space_length("".join(final.header + final.statements))
         ),
-        copied_code_share=_copied_share(blocks, final, prose_copies, thinking_chars),
+        copied_code_share=min(copied / thinking_chars, 1.0) if thinking_chars else 0.0,
+        copied_to_reasoning=copied / max(metrics["reasoning_chars"], 1),
         prose_code_share=prose_copies / repetition.key_bytes if repetition.key_bytes else 0.0,
         # Repeats are counted over the whole final code: a comment written twenty times above the theorem is a loop.
         boilerplate_comments=(
@@ -388,10 +428,38 @@ def measure(
         tactic_name_coverage=len(think_names & final_names) / len(final_names) if final_names else 1.0,
         statement_match=None if formal_statement is None else final_statement_matches(final, formal_statement),
         code_declarations=declarations,
+        declaration_copies=_declaration_copies(final.code) if declarations > 1 else declarations,
         code_literal_chars=literal_chars,
         helper_chars=helper_chars,
     )
     return _metrics(metrics)
+
+
+def _block_loop(completion: Completion, limit: int | None) -> int:
+    """The thinking's `block_loop_repeats`: copies in a row of a passage of steps, when more than `limit`.
+
+    A step is a tactic or Lean block with the prose before it, by their keys, so `Attempt 3:` and `Attempt 4:`
+    before the same block are one step. Only a thinking of more than `limit` such blocks can hold such a loop.
+    """
+    blocks = [
+        b.text for b in completion.thinking_blocks if b.language == TACTICS_LANGUAGE or b.language in LEAN_LANGUAGES
+    ]
+    if limit is None or len(blocks) <= limit:
+        return 0
+    steps = list(map(passage_key, map(add, completion.reasoning_pieces, blocks)))
+    copies = longest_loop(steps)
+    return copies if copies > limit else 0
+
+
+def _inline_repeats(prose: int, summary: str, limit: int | None) -> int:
+    """The prose's `inline_repeats`, or the summary's when its most repetitive line breaks `limit`.
+
+    The summary is at most a few lines, so each is confirmed.
+    """
+    if limit is None or not summary:
+        return prose
+    most = max(map(inline_copies, summary.split("\n")))
+    return max(prose, most if most > limit else 0)
 
 
 def _most_repeated_line(text: str) -> int:
@@ -553,6 +621,25 @@ def _heads_a_case(code: str, comment: Comment) -> bool:
     return after.startswith(_CASE_OPENERS)
 
 
+def _declaration_copies(code: str) -> int:
+    """Most theorems, lemmas and examples of `code` (comments blanked) that state and prove the same thing.
+
+    Each is compared from after its name to the next one, spacing deleted: the theorem pasted again as an `example`
+    or under a new name is a copy Lean accepts.
+    """
+    starts = list(_DECLARATION.finditer(code))
+    if len(starts) < 2:
+        return len(starts)
+    ends = [m.start() for m in starts[1:]] + [len(code)]
+    return max(Counter("".join(code[m.end() : end].split()) for m, end in zip(starts, ends, strict=True)).values())
+
+
+def _filler_tactics(code: str, block_lines: list[str]) -> int:
+    """Tactics that do nothing in the final `code` (comments blanked) and the tactic blocks' `block_lines`."""
+    found = len(_FILLER.findall(code)) if code else 0
+    return found + len(_FILLER.findall("\n".join(block_lines))) if block_lines else found
+
+
 def _code_padding(final: LeanParts) -> tuple[int, int, int]:
     """What the final code holds besides its theorem: declarations, literal text, helpers before the last theorem.
 
@@ -649,19 +736,16 @@ def _is_prose(line: str, *, english: bool) -> bool:
     return english and _PROSE_LINE.match(line.lower()) is not None
 
 
-def _copied_share(blocks: TacticBlockLines, final: LeanParts, prose: int, thinking_chars: int) -> float:
-    """Share of the thinking's characters in lines copied from the final code (each counted without its spacing).
+def _copied_chars(blocks: TacticBlockLines, final: LeanParts) -> int:
+    """Characters of the tactic blocks' statements copied from the final code (each counted without its spacing).
 
     Tactic-block statements count when they equal one of the final code's (its header, its signatures and its
     proof, split the same way), compared by `_statements`: spacing deleted, subscript digits written as digits,
     lines cut at `;` and `<;>`, so a proof pasted re-spaced, joined on one line or with `h0` for `h₀` is still a
-    copy. `prose` adds the prose's copies (`_prose_copies`).
+    copy. The prose's copies (`_prose_copies`) are counted apart.
     """
-    if not thinking_chars:
-        return 0.0
     final_statements = set(_statements([*final.body, *final.header, *final.statements]))
-    copied = sum(map(len, filter(final_statements.__contains__, _statements([*blocks.body, *blocks.other]))))
-    return min((copied + prose) / thinking_chars, 1.0)
+    return sum(map(len, filter(final_statements.__contains__, _statements([*blocks.body, *blocks.other]))))
 
 
 def _prose_copies(repetition: Repetition, final: LeanParts) -> int:

@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any, NamedTuple, TypeVar
 
 __all__ = [
+    "LEAN_LANGUAGES",
     "TACTICS_LANGUAGE",
     "THINK_CLOSE",
     "THINK_OPEN",

@@ -23,12 +23,14 @@ from kimina_format.parsing import UTF8_ERRORS
 
 __all__ = [
     "Repetition",
+    "inline_copies",
     "line_keys",
     "longest_loop",
     "looped_passage",
     "measure_repetition",
     "most_repeated_line",
     "near_duplicate_line",
+    "passage_key",
 ]
 
 _KEY_TABLE = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
@@ -62,6 +64,13 @@ _MIN_WRAPPINGS = 6
 _MIN_WORDS = 6
 # Most words two copies of a line may differ in, for `_reworded_copies` (a fifth of a line of twenty): two each.
 _FEW_WORDS = 4
+# Fewest occurrences of one long line for it to count towards `often_repeated`: a line restated now and then is
+# normal, one written five times or more is a passage looping, whatever order its lines come in.
+_OFTEN = 5
+# Fewest characters of a line, spaces deleted, that the confirmation of `often_repeated` counts (as a long line's key).
+_OFTEN_MIN_CHARS = 40
+# Bytes of each probe `inline_copies` counts within a line.
+_PROBE = 12
 # A number, in ASCII digits or as subscript or superscript digits (`h₀`, `x²`).
 _NUMBER = re.compile("[0-9\u2080-\u2089\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 
@@ -101,6 +110,9 @@ class Repetition(NamedTuple):
         reworded: Lines in a group of long lines that are one line reworded in a word or two at places that vary
             from copy to copy (see `_reworded_copies`), the first found of more than `max_reworded_lines` (0 when
             there is none).
+        often_repeated: Occurrences of the long lines that each occur at least `_OFTEN` times, all together.
+        inline_repeats: Copies of one phrase within the most repetitive long line (`Wait. Wait. Wait.`), when more
+            than `max_inline_repeats` (0 otherwise; see `inline_copies`).
     """
 
     lines: int
@@ -122,6 +134,8 @@ class Repetition(NamedTuple):
     medium_repeats: int = 0
     short_loop: int = 0
     reworded: int = 0
+    often_repeated: int = 0
+    inline_repeats: int = 0
 
 
 def measure_repetition(
@@ -163,6 +177,7 @@ def measure_repetition(
     short_loop = _short_loop(key_lines, line_counts, top_line, config, text, edges)
     counts = Counter(long)
     reworded = _reworded_copies(long, counts, key_lines, config, text)
+    inline = _inline_repeats(long, key_lines, config.max_inline_repeats, text)
     if not long:
         return Repetition(
             lines,
@@ -184,6 +199,8 @@ def measure_repetition(
             medium,
             short_loop,
             reworded,
+            0,
+            inline,
         )
     most = max(counts.values())
     ratio = 1.0 - len(counts) / len(long)
@@ -215,7 +232,58 @@ def measure_repetition(
         medium,
         short_loop,
         reworded,
+        _often_repeated(counts, most, config.max_often_repeated_lines, text),
+        inline,
     )
+
+
+def _often_repeated(counts: Counter[bytes], most: int, limit: int | None, text: Callable[[], str]) -> int:
+    """Occurrences of the long lines that each occur at least `_OFTEN` times, all together.
+
+    Counted by `counts` (keys) first; when that breaks `limit`, confirmed on the lines themselves (case folded,
+    spaces deleted, digits kept), so an enumeration (`n = 3: not prime`, `n = 4: not prime`, one key) counts once
+    for each value.
+    """
+    if most < _OFTEN:
+        return 0
+    found = sum([n for n in counts.values() if n >= _OFTEN])
+    if limit is None or found <= limit:
+        return found
+    exact = Counter("".join(line.lower().split()) for line in text().split("\n"))
+    return sum([n for line, n in exact.items() if n >= _OFTEN and len(line) >= _OFTEN_MIN_CHARS])
+
+
+def _inline_repeats(long: list[bytes], key_lines: list[bytes], limit: int | None, text: Callable[[], str]) -> int:
+    """Copies of one phrase within the most repetitive of the `long` lines, when more than `limit` (0 otherwise).
+
+    The gate is in C: a line that is one phrase written again and again holds its middle band (of the key) that
+    often. Only such lines are confirmed, on their text (`inline_copies`), so a formula whose terms differ in their
+    numbers (a sum of fractions `1/2 + 1/3 + ...`, the same key band each time) is not a loop.
+    """
+    if limit is None or not long:
+        return 0
+    sizes = list(map(len, long))
+    middles = map(_slice_bytes, long, map(_centred(_PROBE, max(sizes)).__getitem__, sizes))
+    hits = list(map(bytes.count, long, middles))
+    if max(hits) <= limit:
+        return 0
+    text_lines = text().split("\n")
+    most = max(inline_copies(text_lines[key_lines.index(key)]) for key, n in zip(long, hits, strict=True) if n > limit)
+    return most if most > limit else 0
+
+
+def inline_copies(line: str) -> int:
+    """How often a phrase is written within `line`: the fewest occurrences of three probes of it.
+
+    The probes are `_PROBE` characters at its first quarter, its middle and its third quarter (1 for a line too
+    short to hold three).
+    `Wait. Wait. Wait. ...` or one sentence written twelve times on one line hold each probe about as often as
+    the phrase is written; a line of reasoning or a long formula holds none of them more than a few times.
+    """
+    size = len(line)
+    if size < 4 * _PROBE:
+        return 1
+    return min(line.count(line[at : at + _PROBE]) for at in (size // 4, size // 2, 3 * size // 4 - _PROBE))
 
 
 def _at_least(lines: list[bytes], size: int, least: int) -> list[bytes]:
@@ -928,11 +996,20 @@ def exact_long_lines(text: str, min_chars: int, keys: list[bytes] | None = None)
     ]
 
 
-def longest_loop(lines: Sequence[str]) -> int:
+def passage_key(text: str) -> bytes:
+    """The near-duplicate key of a whole passage: its lines' keys joined, newlines deleted too."""
+    return text.encode(errors=UTF8_ERRORS).translate(_KEY_TABLE, _PASSAGE_DELETE)
+
+
+_PASSAGE_DELETE = _KEY_DELETE + b"\r\n"
+
+
+def longest_loop(lines: Sequence[str] | Sequence[bytes]) -> int:
     """Copies in a row of the most looped passage of `lines` (1 when no passage repeats in a row, 0 without lines)."""
     if not lines:
         return 0
-    return _longest_loop(list(lines), Counter(lines))[0]
+    items = cast("list[bytes]", list(lines))  # str or bytes alike: lines are only compared with each other
+    return _longest_loop(items, Counter(items))[0]
 
 
 def _longest_loop(lines: list[bytes] | list[str], counts: Counter[bytes] | Counter[str]) -> tuple[int, int, int]:

@@ -78,6 +78,15 @@ def final_code_block(c: Completion, m: FormatMetrics, config: FormatConfig) -> l
                 f"{m.summary_chars} characters between {THINK_CLOSE} and the final Lean block (limit {most})",
             )
         )
+    most = config.max_summary_blocks
+    if most is not None and m.summary_blocks > most:
+        violations.append(
+            Violation(
+                Code.CODE_MULTIPLE,
+                f"{m.summary_blocks} fenced blocks between {THINK_CLOSE} and the final Lean block (limit {most}):"
+                " the final block is the only code after the thinking",
+            )
+        )
     most = config.max_summary_line_repeats
     if most is not None and m.summary_line_repeats > most:
         violations.append(
@@ -197,12 +206,49 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
                 f"a paragraph of the thinking occurs {m.paragraph_repeats} times (limit {limit})",
             )
         )
+    violations += _spread_repetition(m, config)
     limit = config.max_line_chars
     if limit is not None and m.longest_line_chars > limit:
         violations.append(
             Violation(
                 Code.LINE_TOO_LONG,
                 f"a prose line has {m.longest_line_chars} bytes without spaces and digits (limit {limit})",
+            )
+        )
+    return violations
+
+
+def _spread_repetition(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 3, the loops that no single line and no passage in a row show.
+
+    Lines each written often, whatever their order; a phrase written again within one line; a loop of blocks with
+    the prose before each.
+    """
+    violations = []
+    limit = config.max_often_repeated_lines
+    if limit is not None and m.often_repeated_lines > limit:
+        violations.append(
+            Violation(
+                Code.REPEATED_LINES,
+                f"long prose lines that each occur five times or more occur {m.often_repeated_lines} times in all"
+                f" (limit {limit})",
+            )
+        )
+    limit = config.max_inline_repeats
+    if limit is not None and m.inline_repeats > limit:
+        violations.append(
+            Violation(
+                Code.CONSECUTIVE_REPEATS,
+                f"one line of the prose or the summary writes a phrase {m.inline_repeats} times (limit {limit})",
+            )
+        )
+    limit = config.max_block_loop_repeats
+    if limit is not None and m.block_loop_repeats > limit:
+        violations.append(
+            Violation(
+                Code.CONSECUTIVE_REPEATS,
+                f"a passage of blocks, each with the prose before it, is written {m.block_loop_repeats} times in a"
+                f" row in the thinking (limit {limit})",
             )
         )
     return violations
@@ -261,6 +307,15 @@ def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list
             Violation(
                 Code.COPIED_CODE,
                 f"{m.copied_code_share:.0%} of the thinking is lines copied from the final code (limit {share:.0%})",
+            )
+        )
+    share = config.max_copied_to_reasoning
+    if share is not None and m.copied_to_reasoning > share:
+        violations.append(
+            Violation(
+                Code.COPIED_CODE,
+                f"the code copied from the final code into the thinking is {m.copied_to_reasoning:.0%} of the"
+                f" reasoning's size (limit {share:.0%})",
             )
         )
     share = config.max_prose_code_share
@@ -457,6 +512,23 @@ def code_padding(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[
     if most is not None and m.code_declarations > most:
         violations.append(
             Violation(Code.CODE_PADDING, f"{m.code_declarations} declarations in the final code (limit {most})")
+        )
+    most = config.max_declaration_copies
+    if most is not None and m.declaration_copies > most:
+        violations.append(
+            Violation(
+                Code.CODE_PADDING,
+                f"{m.declaration_copies} declarations of the final code state and prove the same thing (limit {most})",
+            )
+        )
+    most = config.max_filler_tactics
+    if most is not None and m.filler_tactics > most:
+        violations.append(
+            Violation(
+                Code.CODE_PADDING,
+                f"{m.filler_tactics} tactics that do nothing (`skip`, a `have` of `True`) in the final code"
+                f" and the tactic blocks (limit {most})",
+            )
         )
     most = config.max_code_literal_chars
     if most is not None and m.code_literal_chars > most:
