@@ -558,7 +558,6 @@ ATTACKS: dict[str, Case] = {
         "structure",
         _terse_sentences_in_a_block,
         "six of the thinking's own English sentences with at most one listed word inside the first tactic block",
-        _hole("English is two listed function words on one line; terse sentences have one (128/129)"),
     ),
     "paragraphs_into_blocks": Case(
         "structure",

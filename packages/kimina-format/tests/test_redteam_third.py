@@ -215,6 +215,58 @@ def _renamed_copy(row: Row) -> Row | None:
     return _edited(row, thinking + f"\n</think>\n```lean4\n{code}\n```")
 
 
+def _lines_in_first_block(lines: tuple[str, ...]) -> Edit:
+    def edit(row: Row) -> Row | None:
+        text = row["completion"]
+        blocks = parse_completion(text).tactic_blocks
+        if not blocks:
+            return None
+        end = blocks[0].body_start + len(blocks[0].text)
+        return _edited(row, text[:end] + "\n" + "\n".join(lines) + text[end:])
+
+    return edit
+
+
+def _trailing_spaces(count: int) -> Edit:
+    def edit(row: Row) -> Row | None:
+        text = row["completion"]
+        end = text.index("</think>")
+        # Each line's own trailing spaces replaced: a writer that ends lines with spaces ends them all alike.
+        return _edited(row, re.sub(r"[ \t]*\n", " " * count + "\n", text[:end]) + text[end:])
+
+    return edit
+
+
+def _before_theorem(declarations: Callable[[str], str]) -> Edit:
+    """`declarations(reasoning)` written before the theorem of the final code."""
+
+    def edit(row: Row) -> Row | None:
+        text = row["completion"]
+        code = _code(text)
+        at = _theorem_at(code)
+        if at < 0:
+            return None
+        reasoning = " ".join(parse_completion(text).reasoning.split())
+        return _edited(row, _with_code(text, code[:at] + declarations(reasoning) + "\n\n" + code[at:]))
+
+    return edit
+
+
+def _guillemet_theorems(reasoning: str) -> str:
+    pieces = [reasoning.replace("»", "")[i : i + 150] for i in range(0, 1500, 150)]
+    return "\n".join(f"theorem «{piece}» : True := trivial" for piece in pieces if piece)
+
+
+def _string_literal(reasoning: str) -> str:
+    prose = reasoning[:900].replace('"', "'").replace("\\", "/")
+    return f'def kimina_note : String := "{prose}"'
+
+
+def _long_name(reasoning: str) -> str:
+    words = [w for w in (w.strip(".,;:()$").lower() for w in reasoning.split()[:300]) if w.isalpha()]
+    return f"def {'_'.join(words)} : ℕ := 0"
+
+
 # --- look-alike edits -------------------------------------------------------------------------------------------------
 
 
@@ -349,6 +401,60 @@ ATTACKS: dict[str, Case] = {
         _renamed_copy,
         "a stock opening, the final code, and the code with hypotheses renamed",
     ),
+    "lowercase_sentences_in_a_block": Case(
+        "max_tactic_prose_lines",
+        _lines_in_first_block(
+            (
+                "  first simplify both sides using ring and then close with linarith",
+                "  this step follows from positivity of squares",
+                "  finally conclude by omega since everything is integral",
+            )
+        ),
+        "lowercase sentences with none of the listed function words, in a tactic block",
+    ),
+    "short_sentences_in_a_block": Case(
+        "max_tactic_prose_lines",
+        _lines_in_first_block(("  Simplify both sides.", "  Check the bound.", "  Then close it.")),
+        "short capitalised sentences in a tactic block",
+    ),
+    "questions_in_a_block": Case(
+        "max_tactic_prose_lines",
+        _lines_in_first_block(("  does linarith work here?", "  maybe nlinarith instead?", "  what about positivity?")),
+        "questions in a tactic block",
+    ),
+    "capitals_in_a_block": Case(
+        "max_tactic_prose_lines",
+        _lines_in_first_block(("  NOW WE SIMPLIFY THE GOAL", "  THEN WE CLOSE THE GOAL BY ARITHMETIC")),
+        "English in capitals in a tactic block",
+    ),
+    "markdown_and_latex_in_a_block": Case(
+        "max_tactic_prose_lines",
+        _lines_in_first_block(("## Step 1: Simplify", "**then close**", r"  \( x^2 \geq 0 \) for all real x")),
+        "a Markdown heading, bold and LaTeX brackets in a tactic block",
+    ),
+    "french_and_chinese_in_a_block": Case(
+        "max_tactic_prose_lines",
+        _lines_in_first_block(("  Étape un : simplifier les deux côtés", "  我们首先化简两边")),
+        "French and Chinese in a tactic block",
+    ),
+    "ten_trailing_spaces_per_line": Case(
+        "max_trailing_space_lines", _trailing_spaces(10), "10 spaces after every line of the thinking"
+    ),
+    "reasoning_as_guillemet_names": Case(
+        "max_code_literal_chars",
+        _before_theorem(_guillemet_theorems),
+        "the reasoning as ten theorems `«150 characters» : True := trivial` before the theorem",
+    ),
+    "reasoning_as_a_string": Case(
+        "max_code_literal_chars",
+        _before_theorem(_string_literal),
+        "900 characters of the reasoning as a `String` definition before the theorem",
+    ),
+    "reasoning_as_a_name": Case(
+        "max_code_literal_chars",
+        _before_theorem(_long_name),
+        "the reasoning's first 300 words as the name of a `def`, joined by `_`",
+    ),
 }
 
 LOOK_ALIKES: dict[str, Case] = {
@@ -364,6 +470,11 @@ LOOK_ALIKES: dict[str, Case] = {
         "`omega` in ten blocks, each after its own reasoning",
     ),
     "cast_have_in_the_proof": Case("max_filler_tactics", _cast_haves, "a `have` of a cast equal to itself"),
+    "markdown_line_breaks": Case(
+        "max_trailing_space_lines",
+        _trailing_spaces(2),
+        "two spaces (a Markdown line break) after every line of the thinking",
+    ),
     "helper_with_the_same_proof": Case(
         "max_declaration_copies", _helper_with_the_same_proof, "a helper lemma proved by `norm_num`, like the theorem"
     ),
@@ -386,3 +497,17 @@ def test_a_look_alike_keeps_the_full_score(sample: list[Row], name: str) -> None
     if applied < 20:
         raise RuntimeError(f"{name} applies to {applied} rows only")
     assert not lost, f"{case.rule}: {case.why}: {len(lost)} of {applied} lose the full score, e.g. {lost[:3]}"
+
+
+def test_hypothesis_names_and_constructors_are_no_prose(sample: list[Row]) -> None:
+    # Not a full-score look-alike: the tactics these lines add would change the alignment of the blocks and the proof.
+    edit = _lines_in_first_block(
+        ("  intro hab hbc hpos", "  rcases h with h | h", "  cases n with | zero => simp | succ k => omega")
+    )
+    counts = []
+    for row in sample:
+        edited = edit(dict(row))
+        if edited is not None:
+            counts.append(check_format(edited["completion"]).metrics.tactic_prose_lines)
+    assert len(counts) >= 150
+    assert not any(counts), f"{sum(map(bool, counts))} rows count a prose line"

@@ -74,7 +74,9 @@ class FormatConfig:
             proof body's line count.
         max_tactic_prose_lines: Most distinct tactic-block lines that read as English (outside comments): two or more
             English function words that Lean never uses, a sentence (a capitalised word and three more, maybe after
-            a Markdown heading, bullet or number), or LaTeX (`$`).
+            a Markdown heading, bullet or number), LaTeX (`$` or brackets), two words of three letters or more that are
+            no tactic, Lean keyword or hypothesis name (`simplify both sides`, `does linarith work here?`, in any
+            script or in capitals), Markdown, or CJK characters.
         max_copied_code_share: Most share of the thinking's characters that is lines copied from the final code
             (compared and counted with their spacing deleted and subscript digits as digits, cut at `;` and `<;>`).
         max_copied_to_reasoning: Most characters of code copied from the final code into the thinking (as for
@@ -119,6 +121,8 @@ class FormatConfig:
             blank lines between paragraphs are layout; nineteen between every two is padding).
         max_code_whitespace_share: Most share of the final code's bytes, or of the tactic blocks', that are spaces,
             tabs or newlines (deep indentation reaches a half; spaces after every line are padding).
+        max_trailing_space_lines: Most lines, anywhere, that end in four spaces or more or in a tab: padding spread
+            over every line stays under the share and run bounds.
         max_whitespace_share: Most share of the completion's characters that are spaces, tabs or newlines.
         max_tab_chars: Most tab characters anywhere (the models write none; in code Lean refuses them).
         max_invisible_chars: Most invisible characters anywhere: zero-width and other format characters, non-ASCII
@@ -133,7 +137,8 @@ class FormatConfig:
             thing (names aside): the theorem pasted again as ten `example`s is padding Lean accepts.
         max_filler_tactics: Most tactics that do nothing (`skip`, a `have` of `True`) in the final
             code and the tactic blocks together: Lean accepts `skip` after every line.
-        max_code_literal_chars: Most characters in string and character literals of the final code.
+        max_code_literal_chars: Most characters in string and character literals of the final code, and in names
+            that hold text (`«...»`, or a name of more than 80 characters).
         max_helper_chars: Most non-whitespace characters of the final code between its header and the last
             theorem (the helpers it proves or defines first).
         soft_max_tokens: Length penalty is zero up to this many tokens, then grows linearly.
@@ -166,7 +171,7 @@ class FormatConfig:
     min_tactic_block_lines: int | None = 1
     max_tactic_block_lines_floor: int = 10
     max_tactic_block_lines_ratio: float | None = 1.5
-    max_tactic_prose_lines: int | None = 2
+    max_tactic_prose_lines: int | None = 1
     max_copied_code_share: float | None = 0.5
     max_copied_to_reasoning: float | None = 1.25
     max_prose_code_share: float | None = 0.25
@@ -190,6 +195,7 @@ class FormatConfig:
     max_space_run: int | None = 100
     max_blank_lines: int | None = 20
     max_extra_blank_lines: int | None = 40
+    max_trailing_space_lines: int | None = 40
     max_whitespace_share: float | None = 0.5
     max_code_whitespace_share: float | None = 0.7
     max_tab_chars: int | None = 64
@@ -199,7 +205,7 @@ class FormatConfig:
     max_code_declarations: int | None = 12
     max_declaration_copies: int | None = 2
     max_filler_tactics: int | None = 0
-    max_code_literal_chars: int | None = 1_000
+    max_code_literal_chars: int | None = 200
     max_helper_chars: int | None = 8_000
     soft_max_tokens: int = 20_480
     max_tokens: int | None = 24_576

@@ -33,7 +33,7 @@ from kimina_format.repetition import (
     passage_key,
 )
 from kimina_format.statement import final_statement_matches
-from kimina_format.tactics import iou, tactics_used
+from kimina_format.tactics import TACTIC_NAMES, iou, tactics_used
 
 __all__ = ["FormatMetrics", "measure"]
 
@@ -67,6 +67,19 @@ _MIN_REPEATED_BLOCK = 20  # a fenced block shorter than this (`simp`, `norm_num`
 _SENTENCE_LINE = re.compile(
     r"\n[ \t]*(?:#{1,6} |[-*] |\d+\. )?[A-Z][a-z]+(?:'[a-z]+)?(?:[ \t]+[A-Za-z]+(?:'[a-z]+)?[,.:;]?){3}"
 )
+# A word of three letters or more in any script, not part of a dotted, primed or numbered identifier (`Nat.succ`,
+# `h'`, `h2`; `exact?` is the word `exact`); and the Lean words beside the tactic names that such words may be.
+_WORD = re.compile(r"(?<![\w.'\\])[^\W\d_]{3,}(?![\w']|\.\w)")
+_LEAN_WORDS = TACTIC_NAMES | frozenset(
+    "at with using only from then else if fun by in show this let do end where match have calc theorem lemma def"
+    " example open import set_option true false and or not sorry inl inr zero succ pred abs base step".split()
+)
+# How many such words make a tactic-block line a sentence (`does linarith work here?`, `Check the bound.`).
+_WORDED = 2
+# A hypothesis name (`hab`, `hpos`, `hsum`): a word, but Lean's.
+_HYPOTHESIS = re.compile(r"h[a-z]{1,5}")
+# Markdown or LaTeX in a tactic block: a heading, bold, `\(` or `\[`; or CJK characters (Lean names never use them).
+_MARKUP = re.compile(r"(?m)^[ \t]*#{1,6}[ \t]|\*\*|\\[(\[]|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 # LaTeX's `$` touches what it delimits (`$x^2$`); Lean's `f $ x` has a space on each side.
 _LATEX_DOLLAR = re.compile(r"\$[^\s$]|[^\s$]\$")
 # A fence line with a language inside a block: the block before it was never closed.
@@ -96,6 +109,9 @@ _GOAL_BOUND = frozenset(
 )
 _LONGEST_LEAD_IN = 80  # key bytes of a line before a block that may be a stock lead-in rather than reasoning  # a prose line this short (`simp`) that equals a code line copies nothing
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# Names that hold text: `«...»`, or a name longer than `_LONG_NAME` characters (real ones have at most 55).
+_LONG_NAME = 80
+_LITERAL_NAME = re.compile(r"«[^»]*»|[\w.']{" + str(_LONG_NAME + 1) + ",}")
 # Comments that carry no information, after lower-casing and removing punctuation and numbers ("-- Step 2:").
 PLACEHOLDER_COMMENTS = frozenset(
     {
@@ -169,6 +185,7 @@ class FormatMetrics:
             otherwise).
         extra_blank_lines: Blank lines that follow two blank lines, over the whole completion.
         whitespace_share: Share of the completion's characters that are spaces, tabs or newlines.
+        trailing_space_lines: Lines anywhere that end in four spaces or more, or in a tab.
         code_whitespace_share: The larger share of spaces, tabs and newlines: in the final code, or in the tactic
             blocks.
         tactic_blocks: Number of ```` ```tactics ```` blocks in the thinking.
@@ -176,7 +193,8 @@ class FormatMetrics:
             fence with a language comes inside them).
         tactic_block_lines: Non-comment, non-blank lines of each tactic block.
         tactic_block_proof_lines: Proof lines (header and statement lines excluded) of each tactic block.
-        tactic_prose_lines: Distinct tactic-block lines (comments aside) that read as English sentences or LaTeX.
+        tactic_prose_lines: Distinct tactic-block lines (comments aside) that read as English sentences, words, markup
+            or LaTeX (see `FormatConfig.max_tactic_prose_lines`).
         copied_code_share: Share of the thinking's characters in lines copied from the final code (a copied line
             counted without its spacing).
         copied_to_reasoning: The characters of `copied_code_share` over the reasoning's bytes (`reasoning_chars`).
@@ -204,7 +222,8 @@ class FormatMetrics:
             names aside, spacing deleted; 1 when none is written twice).
         filler_tactics: Tactics that do nothing in the final code and the tactic blocks, comments aside: `skip`,
             and a `have` of `True`.
-        code_literal_chars: Characters in the string literals of the final code.
+        code_literal_chars: Characters in the string literals, the `«»` names and the names of more than 80
+            characters of the final code.
         helper_chars: Non-whitespace characters of the final code's declarations before its last theorem.
         statement_match: Whether the final code holds the given statement (None when none was given or no code).
     """
@@ -245,6 +264,7 @@ class FormatMetrics:
     blank_line_run: int = 0
     extra_blank_lines: int = 0
     whitespace_share: float = 0.0
+    trailing_space_lines: int = 0
     code_whitespace_share: float = 0.0
     tactic_blocks: int = 0
     unclosed_fences: int = 0
@@ -378,6 +398,9 @@ def measure(
         "blank_line_run": blank_line_run,
         "extra_blank_lines": extra_blank_lines,
         "whitespace_share": whitespace / len(data) if data else 0.0,
+        # Spaces and a tab count, as in `max_space_run`; a trailing space is a slip real completions make, and two more
+        # a Markdown line break written after it.
+        "trailing_space_lines": data.count(b"    \n") + data.count(b"\t\n"),
         "tactic_blocks": len(blocks.code_lines),
         "unclosed_fences": [block.closed for block in thinking_blocks].count(False) + _nested_fences(thinking_blocks),
         "tactic_block_lines": blocks.code_lines,
@@ -387,7 +410,8 @@ def measure(
         "tactics_comment_density": _density(tactics_comment_chars, blocks.chars - tactics_comment_chars),
     }
     think_names, think_invocations, english = tactics_used(blocks.body, _ENGLISH_IDENTIFIERS)
-    metrics["tactic_prose_lines"] = _prose_lines(blocks.body, english=bool(english))
+    prose_lines = _prose_lines(blocks.body, english=bool(english))
+    metrics["tactic_prose_lines"] = prose_lines + _worded_lines(blocks.body, english=bool(english))
     metrics["reasoning_chars"] = _reasoning_chars(completion, repetition)
     metrics["code_loop_repeats"] = _code_loop(blocks, final, config.max_code_loop_repeats)
     metrics["filler_tactics"] = _filler_tactics(final.code if final is not None else "", blocks.body)
@@ -648,6 +672,8 @@ def _code_padding(final: LeanParts) -> tuple[int, int, int]:
     """
     code = final.code
     literal_chars = sum(map(len, _STRING.findall(code))) if '"' in code else 0
+    # Prose as names: `theorem «the whole reasoning» : True := trivial`, or one name of 300 words joined by `_`.
+    literal_chars += sum(map(len, _LITERAL_NAME.findall(code))) if "«" in code or len(code) > _LONG_NAME else 0
     declarations = len(final.statements)
     helper_chars = 0
     if declarations > 1:
@@ -727,6 +753,31 @@ def _prose_lines(lines: list[str], *, english: bool) -> int:
     if not sentences:
         return len(_PROSE_LINE.findall("\n" + "\n".join(distinct).lower()))
     return sum(1 for line in distinct if _is_prose("\n" + line, english=english))
+
+
+def _worded_lines(lines: list[str], *, english: bool) -> int:
+    """Distinct lines that `_prose_lines` does not count but that read as words, not Lean.
+
+    Such a line holds `_WORDED` different words of three letters or more, in any script (`simplify`, `sides`,
+    `côtés`, `SIMPLIFY`), that are no tactic, no Lean keyword or common name (`first`, `using`, `with`, `then`,
+    `inl`, `succ`) and no hypothesis name (`hab`); or Markdown or LaTeX markup (a heading, bold, LaTeX brackets); or
+    CJK characters. No real tactic line holds two such words (`exact Nat.le_induction base step n h4` is the most);
+    a sentence holds them by the handful, in lowercase or not, with no function word `_prose_lines` knows.
+    """
+    joined = "\n".join(lines)
+    words = {
+        word
+        for word in _WORD.findall(joined)
+        if word.lower() not in _LEAN_WORDS and word not in _LEAN_WORDS and not _HYPOTHESIS.fullmatch(word)
+    }
+    if len(words) < _WORDED and _MARKUP.search(joined) is None:
+        return 0
+    found = 0
+    for line in dict.fromkeys(lines):
+        worded = len({word for word in _WORD.findall(line) if word in words}) >= _WORDED
+        if (worded or _MARKUP.search(line) is not None) and not _is_prose("\n" + line, english=english):
+            found += 1
+    return found
 
 
 def _is_prose(line: str, *, english: bool) -> bool:

@@ -460,6 +460,14 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
                 f"{m.extra_blank_lines} blank lines follow another blank line (limit {most})",
             )
         )
+    most = config.max_trailing_space_lines
+    if most is not None and m.trailing_space_lines > most:
+        violations.append(
+            Violation(
+                Code.WHITESPACE_PADDING,
+                f"{m.trailing_space_lines} lines end in four spaces or more, or a tab (limit {most})",
+            )
+        )
     limit = config.max_whitespace_share
     if limit is not None and m.whitespace_share > limit:
         violations.append(
