@@ -207,6 +207,17 @@ def _blocks_without_reasoning(row: Row) -> Row | None:
     return _edited(row, thinking + f"\n```lean4\n{_code(text).strip()}\n```")
 
 
+def _proof_in_attempts(row: Row) -> Row | None:
+    """The thinking is a stock opening and the final proof pasted in eight blocks headed `Attempt k:`."""
+    code = _code(row["completion"]).strip()
+    found = re.search(r":=\s*by\s*\n", code)
+    if not found:
+        return None
+    body = code[found.end() :]
+    attempts = "".join(f"\n\nAttempt {k}:\n\n```tactics\n{body}\n```" for k in range(8))
+    return _edited(row, f"<think>\n{OPENING}{attempts}\n</think>\n```lean4\n{code}\n```")
+
+
 def _renamed_copy(row: Row) -> Row | None:
     """The final code in a block, then again with its hypotheses renamed (`h₀` to `hh0`, `h3` to `hyp3`)."""
     code = _code(row["completion"]).strip()
@@ -368,6 +379,9 @@ ATTACKS: dict[str, Case] = {
         "max_block_loop_repeats",
         _guessing_loop("Try:", ("norm_num", "linarith")),
         "`Try:` before `norm_num` and `linarith` alternating, x100",
+    ),
+    "proof_in_eight_attempts": Case(
+        "max_block_loop_repeats", _proof_in_attempts, "a stock opening, then the proof in eight blocks `Attempt k:`"
     ),
     "theorem_as_ten_examples": Case(
         "max_declaration_copies", _theorem_as_examples, "the theorem pasted 10 more times as `example`"

@@ -165,7 +165,7 @@ class FormatConfig:
     max_paragraph_repeats: int | None = 12
     max_often_repeated_lines: int | None = 30
     max_inline_repeats: int | None = 8
-    max_block_loop_repeats: int | None = 8
+    max_block_loop_repeats: int | None = 6
     max_line_chars: int | None = 3_000
     min_tactic_blocks: int | None = 2
     min_tactic_block_lines: int | None = 1
