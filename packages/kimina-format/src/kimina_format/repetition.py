@@ -260,15 +260,20 @@ def _inline_repeats(long: list[bytes], key_lines: list[bytes], limit: int | None
     often. Only such lines are confirmed, on their text (`inline_copies`), so a formula whose terms differ in their
     numbers (a sum of fractions `1/2 + 1/3 + ...`, the same key band each time) is not a loop.
     """
-    if limit is None or not long:
+    if limit is None:
         return 0
-    sizes = list(map(len, long))
-    middles = map(_slice_bytes, long, map(_centred(_PROBE, max(sizes)).__getitem__, sizes))
-    hits = list(map(bytes.count, long, middles))
+    # The probes counted do not overlap, so a key shorter than `limit + 1` of them cannot hold more.
+    least = (limit + 1) * _PROBE
+    lines = list(compress(long, map(least.__le__, map(len, long))))
+    if not lines:
+        return 0
+    sizes = list(map(len, lines))
+    middles = map(_slice_bytes, lines, map(_centred(_PROBE, max(sizes)).__getitem__, sizes))
+    hits = list(map(bytes.count, lines, middles))
     if max(hits) <= limit:
         return 0
     text_lines = text().split("\n")
-    most = max(inline_copies(text_lines[key_lines.index(key)]) for key, n in zip(long, hits, strict=True) if n > limit)
+    most = max(inline_copies(text_lines[key_lines.index(key)]) for key, n in zip(lines, hits, strict=True) if n > limit)
     return most if most > limit else 0
 
 

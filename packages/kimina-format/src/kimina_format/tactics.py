@@ -14,7 +14,15 @@ from typing import NamedTuple, TypeVar
 
 from kimina_format.parsing import UTF8_ERRORS
 
-__all__ = ["TACTIC_NAMES", "TacticsUsed", "iou", "tactic_invocations", "tactic_names", "tactics_used"]
+__all__ = [
+    "TACTIC_NAMES",
+    "TacticsUsed",
+    "identifier_words",
+    "iou",
+    "tactic_invocations",
+    "tactic_names",
+    "tactics_used",
+]
 
 T = TypeVar("T")
 
@@ -82,6 +90,14 @@ def tactics_used(lines: Iterable[str], watch: frozenset[bytes] = frozenset()) ->
     words = data.translate(_TO_WORDS).split()
     names = frozenset(map(bytes.decode, _TACTIC_WORDS.intersection(words)))
     return TacticsUsed(names, _invocations(data), watch.intersection(words) if watch else frozenset())
+
+
+def identifier_words(text: str) -> set[bytes]:
+    """The distinct identifier-shaped ASCII words of `text` (UTF-8): letters, digits, `_`, `'`, `?`, `!` and dots.
+
+    `Nat.le.refl` and `exact?` are one word each; non-ASCII characters (`ℝ`, `⟨`, the `₀` of `h₀`) split words.
+    """
+    return set(text.encode(errors=UTF8_ERRORS).translate(_TO_WORDS).split())
 
 
 def _names(data: bytes) -> frozenset[str]:
