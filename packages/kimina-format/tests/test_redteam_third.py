@@ -525,3 +525,23 @@ def test_hypothesis_names_and_constructors_are_no_prose(sample: list[Row]) -> No
             counts.append(check_format(edited["completion"]).metrics.tactic_prose_lines)
     assert len(counts) >= 150
     assert not any(counts), f"{sum(map(bool, counts))} rows count a prose line"
+
+
+def test_names_the_final_code_uses_are_no_prose(sample: list[Row]) -> None:
+    # A problem stated with word-named variables: the block line that develops them reads as words, but the final
+    # code uses the same names outside its comments, so they are Lean's.
+    line = "  have area_eq : area = width * height := by ring"
+    edit = _lines_in_first_block((line, line.replace("area_eq", "total_eq").replace("area", "total")))
+    counts = []
+    for row in sample:
+        edited = edit(dict(row))
+        code = _code(row["completion"])
+        found = re.search(r":=\s*by\s*\n(\s*)", code)
+        if edited is None or found is None:
+            continue
+        names = f"{found.group(1)}-- uses area, total, width and height as Lean names\n{found.group(1)}"
+        proof = code[: found.end()] + f"have : area = total ∨ width = height := sorry\n{names}" + code[found.end() :]
+        text = _with_code(edited["completion"], proof)
+        counts.append(check_format(text).metrics.tactic_prose_lines)
+    assert len(counts) >= 150
+    assert not any(counts), f"{sum(map(bool, counts))} rows count a prose line"

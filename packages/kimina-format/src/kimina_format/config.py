@@ -75,8 +75,8 @@ class FormatConfig:
         max_tactic_prose_lines: Most distinct tactic-block lines that read as English (outside comments): two or more
             English function words that Lean never uses, a sentence (a capitalised word and three more, maybe after
             a Markdown heading, bullet or number), LaTeX (`$` or brackets), two words of three letters or more that are
-            no tactic, Lean keyword or hypothesis name (`simplify both sides`, `does linarith work here?`, in any
-            script or in capitals), Markdown, or CJK characters.
+            no tactic, Lean keyword, hypothesis name or name the final code uses (`simplify both sides`, `does
+            linarith work here?`, in any script or in capitals), Markdown, or CJK characters.
         max_copied_code_share: Most share of the thinking's characters that is lines copied from the final code
             (compared and counted with their spacing deleted and subscript digits as digits, cut at `;` and `<;>`).
         max_copied_to_reasoning: Most characters of code copied from the final code into the thinking (as for

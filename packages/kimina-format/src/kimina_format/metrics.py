@@ -414,7 +414,9 @@ def measure(
     }
     think_names, think_invocations, english = tactics_used(blocks.body, _ENGLISH_IDENTIFIERS)
     prose_lines = _prose_lines(blocks.body, english=bool(english))
-    metrics["tactic_prose_lines"] = prose_lines + _worded_lines(blocks.body, english=bool(english))
+    # Words the final code uses outside its comments are Lean's here: a variable `total`, a hypothesis `key`.
+    code_words = identifier_words(final.code) if final is not None else set()
+    metrics["tactic_prose_lines"] = prose_lines + _worded_lines(blocks.body, code_words, english=bool(english))
     metrics["reasoning_chars"] = _reasoning_chars(completion, repetition)
     metrics["code_loop_repeats"] = _code_loop(blocks, final, config.max_code_loop_repeats)
     metrics["filler_tactics"] = _filler_tactics(final.code if final is not None else "", blocks.body)
@@ -765,19 +767,21 @@ def _prose_lines(lines: list[str], *, english: bool) -> int:
     return sum(1 for line in distinct if _is_prose("\n" + line, english=english))
 
 
-def _worded_lines(lines: list[str], *, english: bool) -> int:
+def _worded_lines(lines: list[str], code_words: set[bytes] | None = None, *, english: bool) -> int:
     """Distinct lines that `_prose_lines` does not count but that read as words, not Lean.
 
     Such a line holds `_WORDED` different words of three letters or more, in any script (`simplify`, `sides`,
     `côtés`, `SIMPLIFY`), that are no tactic, no Lean keyword or common name (`first`, `using`, `with`, `then`,
     `inl`, `succ`) and no hypothesis name (`hab`); or Markdown or LaTeX markup (a heading, bold, LaTeX brackets); or
     CJK characters. No real tactic line holds two such words (`exact Nat.le_induction base step n h4` is the most);
-    a sentence holds them by the handful, in lowercase or not, with no function word `_prose_lines` knows.
+    a sentence holds them by the handful, in lowercase or not, with no function word `_prose_lines` knows. Words of
+    `code_words` (`identifier_words` of the final code, comments aside) are Lean's: a variable named `total`, a hypothesis `key`.
     """
     joined = "\n".join(lines)
     # The gate, mostly in C: the ASCII words that are no Lean word, two of which a worded line needs; accented
     # letters, markup and CJK (which split ASCII words) are looked for apart.
-    ascii_words = identifier_words(joined) - _LEAN_BYTES
+    known = code_words or set()
+    ascii_words = identifier_words(joined) - _LEAN_BYTES - known
     candidates = [word for word in ascii_words if len(word) >= 3 and word.rstrip(b".?!").isalpha()]
     markup = any(mark in joined for mark in ("#", "**", "\\")) and _MARKUP.search(joined) is not None
     if len(candidates) < _WORDED and not markup and _NON_ASCII_WORDS.search(joined) is None:
@@ -785,7 +789,7 @@ def _worded_lines(lines: list[str], *, english: bool) -> int:
     # The set difference in C leaves the few words that are not Lean's as written (most are tactic names).
     words = {
         word
-        for word in set(_WORD.findall(joined)) - _LEAN_WORDS
+        for word in set(_WORD.findall(joined)) - _LEAN_WORDS - {word.decode() for word in known}
         if word.lower() not in _LEAN_WORDS and not _HYPOTHESIS.fullmatch(word)
     }
     if len(words) < _WORDED and not markup and _MARKUP.search(joined) is None:
