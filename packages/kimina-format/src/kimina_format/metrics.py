@@ -15,6 +15,7 @@ from operator import add, attrgetter
 from typing import Any, NamedTuple
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
+from kimina_format.lean_decls import THEOREM_KEYWORDS
 from kimina_format.lean_source import (
     Comment,
     LeanParts,
@@ -22,6 +23,7 @@ from kimina_format.lean_source import (
     plain_tactic_blocks,
     split_lean,
 )
+from kimina_format.lean_statement import LeanText
 from kimina_format.padding import junk_characters, over_limit_run
 from kimina_format.parsing import LEAN_LANGUAGES, TACTICS_LANGUAGE, UTF8_ERRORS, Block, Completion, frozen_instance
 from kimina_format.repetition import (
@@ -53,13 +55,11 @@ _DIGITS = re.compile(r"\d+")
 # characters with no space (base64, ASCII art, dumps), or 40 or more lowercase letters and spaces only (word salad:
 # no capital, digit or punctuation). Non-ASCII lines (Chinese, Unicode math) are never junk lines.
 _JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
-# A line that opens or closes a fenced block.
-_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
-# A theorem, lemma or example, up to the end of its name (an example has none).
-_DECLARATION = re.compile(r"^[ \t]*(?:(?:private|protected)\s+)?(?:(?:theorem|lemma)\s+\S+|example\b)", re.M)
 # A tactic that does nothing: `skip`, or a `have` of `True`. (A `have` of `(n : ℝ) = (n : ℝ)` is not one: real proofs
 # write such casts.)
 _FILLER = re.compile(r"(?<![\w.'])skip(?![\w'])|\bhave\b[^:\n]*:\s*True\s*:=")
+# The declarations `max_declaration_copies` compares: those that prove something.
+_PROVED = THEOREM_KEYWORDS | {"example"}
 _MIN_REPEATED_BLOCK = 20  # a fenced block shorter than this (`simp`, `norm_num`) may be tried again and again
 # A tactic-block line that reads as a sentence: a capitalised word and three more words (no Lean line starts so:
 # tactics are lower case and names are dotted, `Nat.le_of_lt`), maybe after a Markdown heading, bullet or number, or
@@ -67,6 +67,8 @@ _MIN_REPEATED_BLOCK = 20  # a fenced block shorter than this (`simp`, `norm_num`
 _SENTENCE_LINE = re.compile(
     r"\n[ \t]*(?:#{1,6} |[-*] |\d+\. )?[A-Z][a-z]+(?:'[a-z]+)?(?:[ \t]+[A-Za-z]+(?:'[a-z]+)?[,.:;]?){3}"
 )
+# Kana, CJK ideographs and Hangul.
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 # A word of three letters or more in any script, not part of a dotted, primed or numbered identifier (`Nat.succ`,
 # `h'`, `h2`; `exact?` is the word `exact`); and the Lean words beside the tactic names that such words may be.
 _WORD = re.compile(r"(?<![\w.'\\])[^\W\d_]{3,}(?![\w']|\.\w)")
@@ -76,13 +78,13 @@ _LEAN_WORDS = TACTIC_NAMES | frozenset(
 )
 _LEAN_BYTES = frozenset(word.encode() for word in _LEAN_WORDS)
 # A Latin letter with an accent (French, German or Spanish words) or a CJK character: no Lean name uses them.
-_NON_ASCII_WORDS = re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_NON_ASCII_WORDS = re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f" + _CJK + "]")
 # How many such words make a tactic-block line a sentence (`does linarith work here?`, `Check the bound.`).
 _WORDED = 2
 # A hypothesis name (`hab`, `hpos`, `hsum`): a word, but Lean's.
 _HYPOTHESIS = re.compile(r"h[a-z]{1,5}")
 # Markdown or LaTeX in a tactic block: a heading, bold, `\(` or `\[`; or CJK characters (Lean names never use them).
-_MARKUP = re.compile(r"(?m)^[ \t]*#{1,6}[ \t]|\*\*|\\[(\[]|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_MARKUP = re.compile(r"(?m)^[ \t]*#{1,6}[ \t]|\*\*|\\[(\[]|[" + _CJK + "]")
 # LaTeX's `$` touches what it delimits (`$x^2$`); Lean's `f $ x` has a space on each side.
 _LATEX_DOLLAR = re.compile(r"\$[^\s$]|[^\s$]\$")
 # A fence line with a language inside a block: the block before it was never closed.
@@ -166,7 +168,7 @@ class FormatMetrics:
             keys, at least `repetition_min_chars` bytes; counted only when one of its lines occurs more than
             `max_paragraph_repeats` times) or a fenced block of at least 20 characters.
         often_repeated_lines: Occurrences, all together, of the long prose lines that each occur at least five
-            times (by their keys).
+            times (by their keys; confirmed digit for digit when over `max_often_repeated_lines`).
         inline_repeats: Copies of one phrase within the most repetitive long line of the prose or the summary (see
             `kimina_format.repetition.inline_copies`), when more than `max_inline_repeats` (0 otherwise).
         block_loop_repeats: Copies in a row of the most looped passage of steps of the thinking (a tactic or Lean
@@ -386,9 +388,11 @@ def measure(
         "summary_chars": len(summary_text),
         "summary_line_repeats": _most_repeated_line(summary) if "\n" in summary_text else 0,
         "summary_boxed": summary.count("\\boxed"),
-        "summary_blocks": (len(_FENCE_LINE.findall(summary)) + 1) // 2 if "```" in summary or "~~~" in summary else 0,
+        "summary_blocks": _summary_blocks(completion),
         "block_loop_repeats": _block_loop(completion, config.max_block_loop_repeats),
-        "inline_repeats": _inline_repeats(repetition.inline_repeats, summary_text, config.max_inline_repeats),
+        "inline_repeats": _inline_repeats_with_summary(
+            repetition.inline_repeats, summary_text, config.max_inline_repeats
+        ),
         "junk_lines": len(_JUNK_LINE.findall(prose_utf8)),
         "paragraph_repeats": max(repetition.paragraph_repeats, _block_repeats(thinking_blocks, blocks.keys)),
         "after_code_chars": len(completion.after_code),
@@ -457,11 +461,20 @@ def measure(
         tactic_name_coverage=len(think_names & final_names) / len(final_names) if final_names else 1.0,
         statement_match=None if formal_statement is None else final_statement_matches(final, formal_statement),
         code_declarations=declarations,
-        declaration_copies=_declaration_copies(final.code) if declarations > 1 else declarations,
+        declaration_copies=_declaration_copies(final.source) if declarations > 1 else declarations,
         code_literal_chars=literal_chars,
         helper_chars=helper_chars,
     )
     return _metrics(metrics)
+
+
+def _summary_blocks(completion: Completion) -> int:
+    """Fenced blocks between `</think>` and the first Lean block after it (the parser's other blocks there)."""
+    others = completion.other_blocks_after
+    if not others or not completion.think_closed:  # no summary without a closed thinking
+        return 0
+    end = completion.code_blocks[0].start if completion.code_blocks else len(completion.text)
+    return sum(1 for block in others if block.start < end)
 
 
 def _block_loop(completion: Completion, limit: int | None) -> int:
@@ -483,7 +496,7 @@ def _block_loop(completion: Completion, limit: int | None) -> int:
     return copies if copies > limit else 0
 
 
-def _inline_repeats(prose: int, summary: str, limit: int | None) -> int:
+def _inline_repeats_with_summary(prose: int, summary: str, limit: int | None) -> int:
     """The prose's `inline_repeats`, or the summary's when its most repetitive line breaks `limit`.
 
     The summary is at most a few lines, so each is confirmed.
@@ -654,16 +667,13 @@ def _heads_a_case(code: str, comment: Comment) -> bool:
 
 
 def _declaration_copies(code: str) -> int:
-    """Most theorems, lemmas and examples of `code` (comments blanked) that state and prove the same thing.
+    """Most theorems, lemmas and examples of `code` that state and prove the same thing.
 
-    Each is compared from after its name to the next one, spacing deleted: the theorem pasted again as an `example`
-    or under a new name is a copy Lean accepts.
+    Each is compared by its tokens after its name (`Declaration.tokens` of the shared outline, comments and spacing
+    aside): the theorem pasted again as an `example` or under a new name is a copy Lean accepts.
     """
-    starts = list(_DECLARATION.finditer(code))
-    if len(starts) < 2:
-        return len(starts)
-    ends = [m.start() for m in starts[1:]] + [len(code)]
-    return max(Counter("".join(code[m.end() : end].split()) for m, end in zip(starts, ends, strict=True)).values())
+    proofs = [d.tokens for d in LeanText.of(code).declarations if d.keyword in _PROVED]
+    return max(Counter(proofs).values(), default=0)
 
 
 def _filler_tactics(code: str, block_lines: list[str]) -> int:
@@ -767,7 +777,7 @@ def _prose_lines(lines: list[str], *, english: bool) -> int:
     return sum(1 for line in distinct if _is_prose("\n" + line, english=english))
 
 
-def _worded_lines(lines: list[str], code_words: set[bytes] | None = None, *, english: bool) -> int:
+def _worded_lines(lines: list[str], code_words: set[bytes], *, english: bool) -> int:
     """Distinct lines that `_prose_lines` does not count but that read as words, not Lean.
 
     Such a line holds `_WORDED` different words of three letters or more, in any script (`simplify`, `sides`,
@@ -775,13 +785,13 @@ def _worded_lines(lines: list[str], code_words: set[bytes] | None = None, *, eng
     `inl`, `succ`) and no hypothesis name (`hab`); or Markdown or LaTeX markup (a heading, bold, LaTeX brackets); or
     CJK characters. No real tactic line holds two such words (`exact Nat.le_induction base step n h4` is the most);
     a sentence holds them by the handful, in lowercase or not, with no function word `_prose_lines` knows. Words of
-    `code_words` (`identifier_words` of the final code, comments aside) are Lean's: a variable named `total`, a hypothesis `key`.
+    `code_words` (`identifier_words` of the final code, comments aside) are Lean's: a variable named `total`, a
+    hypothesis `key`.
     """
     joined = "\n".join(lines)
     # The gate, mostly in C: the ASCII words that are no Lean word, two of which a worded line needs; accented
     # letters, markup and CJK (which split ASCII words) are looked for apart.
-    known = code_words or set()
-    ascii_words = identifier_words(joined) - _LEAN_BYTES - known
+    ascii_words = identifier_words(joined) - _LEAN_BYTES - code_words
     candidates = [word for word in ascii_words if len(word) >= 3 and word.rstrip(b".?!").isalpha()]
     markup = any(mark in joined for mark in ("#", "**", "\\")) and _MARKUP.search(joined) is not None
     if len(candidates) < _WORDED and not markup and _NON_ASCII_WORDS.search(joined) is None:
@@ -789,10 +799,10 @@ def _worded_lines(lines: list[str], code_words: set[bytes] | None = None, *, eng
     # The set difference in C leaves the few words that are not Lean's as written (most are tactic names).
     words = {
         word
-        for word in set(_WORD.findall(joined)) - _LEAN_WORDS - {word.decode() for word in known}
+        for word in set(_WORD.findall(joined)) - _LEAN_WORDS - {word.decode() for word in code_words}
         if word.lower() not in _LEAN_WORDS and not _HYPOTHESIS.fullmatch(word)
     }
-    if len(words) < _WORDED and not markup and _MARKUP.search(joined) is None:
+    if len(words) < _WORDED and _MARKUP.search(joined) is None:
         return 0
     found = 0
     for line in dict.fromkeys(lines):

@@ -281,8 +281,7 @@ def inline_copies(line: str) -> int:
     """How often a phrase is written within `line`: the fewest occurrences of three probes of it.
 
     The probes are `_PROBE` characters at its first quarter, its middle and its third quarter (1 for a line too
-    short to hold three).
-    `Wait. Wait. Wait. ...` or one sentence written twelve times on one line hold each probe about as often as
+    short to hold three). `Wait. Wait. Wait. ...` or one sentence written twelve times on one line hold each probe about as often as
     the phrase is written; a line of reasoning or a long formula holds none of them more than a few times.
     """
     size = len(line)
