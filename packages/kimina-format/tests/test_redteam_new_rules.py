@@ -743,12 +743,10 @@ ATTACKS: dict[str, Case] = {
         "`first` / `| skip` / `| rfl` 100 times after the proof (Lean accepts it; the `|` lines make it a 'case')",
     ),
     "numbered_try_loop": Case(
-        "max_code_loop_repeats",
+        "max_try_tactics",
         _numbered_try_loop,
-        "`try norm_num [show (k : ℕ) = k from rfl]` for k = 0..99 after the proof (a counter loop Lean accepts)",
-        _hole(
-            "lines compare digit for digit, so a counter in a `try` line makes every copy distinct (110/188; the rest fail alignment only)"
-        ),
+        "`try norm_num [show (k : ℕ) = k from rfl]` for k = 0..99 after the proof (a counter loop Lean accepts; its"
+        " copies differ, but each is a `try`)",
     ),
     "numbered_true_haves": Case(
         "max_filler_tactics",

@@ -54,6 +54,9 @@ class FormatConfig:
         max_paragraph_repeats: Most times one paragraph may occur in the thinking: a prose paragraph (a stretch
             between blank lines, by the keys of its lines, of at least `repetition_min_chars` bytes), or a fenced
             block of at least 20 characters. A loop of a paragraph of short lines escapes the per-line counts.
+        max_duplicate_line_share: Most share of the distinct long prose lines that occur more than once, digit for
+            digit (by keys, digits deleted, first; judged from four such lines on): the whole thinking, or every
+            paragraph, written twice repeats all of them; a passage looped four times, a few.
         max_often_repeated_lines: Most occurrences, all together, of the long prose lines (by the key of
             `max_line_repeats`) that each occur five times or more: a passage written again with its lines
             reordered, or one line in four wordings written ten times each, repeats no paragraph and no line often
@@ -72,11 +75,12 @@ class FormatConfig:
         max_tactic_block_lines_floor: A tactic block may always have this many proof lines, however short the proof.
         max_tactic_block_lines_ratio: Beyond the floor, a tactic block may have at most this multiple of the final
             proof body's line count.
-        max_tactic_prose_lines: Most distinct tactic-block lines that read as English (outside comments): two or more
-            English function words that Lean never uses, a sentence (a capitalised word and three more, maybe after
-            a Markdown heading, bullet or number), LaTeX (`$` or brackets), two words of three letters or more that are
-            no tactic, Lean keyword, hypothesis name or name the final code uses (`simplify both sides`, `does
-            linarith work here?`, in any script or in capitals), Markdown, or CJK characters.
+        max_tactic_prose_lines: Most tactic-block lines that read as English (outside comments; a line written in
+            every block counts every time): two or more English function words that Lean never uses, a sentence (a
+            capitalised word and three more, maybe after a Markdown heading, bullet or number), LaTeX (`$` or
+            brackets), two words of three letters or more that are no tactic, Lean keyword, hypothesis name or name
+            the final code uses (`simplify both sides`, `does linarith work here?`, in any script or in capitals),
+            Markdown, or CJK characters.
         max_copied_code_share: Most share of the thinking's characters that is lines copied from the final code
             (compared and counted with their spacing deleted and subscript digits as digits, cut at `;` and `<;>`).
         max_copied_to_reasoning: Most characters of code copied from the final code into the thinking (as for
@@ -111,6 +115,9 @@ class FormatConfig:
         max_summary_chars: Most characters (stripped) between `</think>` and the final Lean block.
         max_summary_blocks: Most fenced blocks in the summary between the thinking and the final Lean block: the
             final code pasted there again in a ```` ```tactics ```` or a bare fence is code twice.
+        max_summary_copied_lines: Most lines of the summary (12 characters or more) that are lines of the thinking's
+            prose or of the final code (spacing and case aside): the code pasted there unfenced, or the thinking's end
+            pasted again, is a copy, not a summary.
         max_summary_line_repeats: Most times one non-blank line may occur in that summary.
         max_summary_boxed: Most boxed answers (LaTeX `boxed` commands) in that summary.
         max_trailing_whitespace: Most whitespace characters after the final Lean block.
@@ -135,8 +142,14 @@ class FormatConfig:
         max_code_declarations: Most declarations in the final code (the theorem and its helpers).
         max_declaration_copies: Most theorems, lemmas and examples of the final code that state and prove the same
             thing (names aside): the theorem pasted again as ten `example`s is padding Lean accepts.
-        max_filler_tactics: Most tactics that do nothing (`skip`, a `have` of `True`) in the final
+        max_filler_tactics: Most tactics that do nothing (`skip`, `trace_state`, a `have` of `True`) in the final
             code and the tactic blocks together: Lean accepts `skip` after every line.
+        max_try_tactics: Most `try` tactics in the final code: `try norm_num` after every line is padding Lean accepts.
+        max_header_lines: Most non-blank lines of the final code outside its declarations (imports, options, `open`,
+            commands such as `#check`): `import Mathlib` or `#check` written hundreds of times is padding.
+        max_hint_items: Most items in one bracketed list of the final proof (`nlinarith [...]`, `simp [...]`).
+        max_duplicate_hints: Most items of one bracketed list of the final proof that repeat an earlier item of it
+            (rewrite lists aside, which may rewrite with one lemma again and again).
         max_code_literal_chars: Most characters in string and character literals of the final code, and in names
             that hold text (`«...»`, or a name of more than 80 characters).
         max_helper_chars: Most non-whitespace characters of the final code between its header and the last
@@ -164,6 +177,7 @@ class FormatConfig:
     max_short_line_repeats: int | None = 250
     max_paragraph_repeats: int | None = 12
     max_often_repeated_lines: int | None = 30
+    max_duplicate_line_share: float | None = 0.4
     max_inline_repeats: int | None = 8
     max_block_loop_repeats: int | None = 6
     max_line_chars: int | None = 3_000
@@ -189,6 +203,7 @@ class FormatConfig:
     min_tactic_name_coverage: float | None = 0.5
     max_summary_chars: int | None = 2_000
     max_summary_line_repeats: int | None = 3
+    max_summary_copied_lines: int | None = 1
     max_summary_blocks: int | None = 0
     max_summary_boxed: int | None = 3
     max_trailing_whitespace: int | None = 32
@@ -205,6 +220,10 @@ class FormatConfig:
     max_code_declarations: int | None = 12
     max_declaration_copies: int | None = 2
     max_filler_tactics: int | None = 0
+    max_try_tactics: int | None = 4
+    max_header_lines: int | None = 12
+    max_hint_items: int | None = 40
+    max_duplicate_hints: int | None = 2
     max_code_literal_chars: int | None = 200
     max_helper_chars: int | None = 8_000
     soft_max_tokens: int = 20_480

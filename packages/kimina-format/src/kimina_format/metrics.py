@@ -57,7 +57,12 @@ _DIGITS = re.compile(r"\d+")
 _JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
 # A tactic that does nothing: `skip`, or a `have` of `True`. (A `have` of `(n : ℝ) = (n : ℝ)` is not one: real proofs
 # write such casts.)
-_FILLER = re.compile(r"(?<![\w.'])skip(?![\w'])|\bhave\b[^:\n]*:\s*True\s*:=")
+_FILLER = re.compile(r"(?<![\w.'])(?:skip|trace_state)(?![\w'])|\bhave\b[^:\n]*:\s*True\s*:=")
+_TRY = re.compile(r"(?<![\w.'])try(?![\w'])")
+_LIST = re.compile(r"\[([^\[\]]*)\]")
+# A rewrite may use one lemma again and again (`rw [Finset.sum_range_succ, Finset.sum_range_succ, ...]`).
+_REWRITE_BEFORE = re.compile(r"\b(?:rw|rwa|rewrite|erw|nth_rw|nth_rewrite|simp_rw|rw_mod_cast)(?:\s+\d+)*\s*$")
+_MIN_SUMMARY_COPY = 12  # key bytes of a summary line that copies one (`Answer:` or `∎` may stand anywhere)
 # The declarations `max_declaration_copies` compares: those that prove something.
 _PROVED = THEOREM_KEYWORDS | {"example"}
 _MIN_REPEATED_BLOCK = 20  # a fenced block shorter than this (`simp`, `norm_num`) may be tried again and again
@@ -146,7 +151,9 @@ class FormatMetrics:
         code_lines: Non-comment, non-blank lines of the final Lean block.
         reasoning_lines: Lines of prose, blank ones included.
         max_line_repeats: Occurrences of the most repeated long prose line (near-duplicates merged).
-        duplicate_line_ratio: Share of long prose lines that repeat an earlier one.
+        duplicate_line_ratio: Share of long prose lines that repeat an earlier one (by keys: digits deleted).
+        duplicate_line_share: Share of the distinct long prose lines that occur more than once, digit for digit,
+            when over `max_duplicate_line_share` by keys with four such lines at least (0 otherwise).
         consecutive_repeats: Copies in a row of the most looped passage of long prose lines (1: no loop).
         template_repeats: Copies in a row of the most looped passage of prose lines alike but for a word or two
             (digits kept), when more than `max_template_repeats` (0 otherwise).
@@ -161,7 +168,8 @@ class FormatMetrics:
             `repetition_min_chars` key bytes, when there are more such lines than `max_medium_line_repeats` (0
             otherwise).
         loop_lines: Lines in one copy of that passage (long ones, or every non-blank one once confirmed; 0: no loop).
-        near_duplicates: Most near-duplicates of one prose line of at least `near_duplicate_min_chars` characters.
+        near_duplicates: Most near-duplicates of one prose line of at least `near_duplicate_min_chars` characters,
+            or lines holding its sentences in another order (a paragraph looped with its sentences shuffled).
         paraphrased_copies: Most long prose lines that share one anchored middle passage (copies reworded at both
             ends).
         paragraph_repeats: Occurrences of the most repeated paragraph of the thinking: a prose paragraph (by its
@@ -174,6 +182,8 @@ class FormatMetrics:
         block_loop_repeats: Copies in a row of the most looped passage of steps of the thinking (a tactic or Lean
             block with the prose before it), when more than `max_block_loop_repeats` (0 otherwise).
         summary_line_repeats: Occurrences of the most repeated non-blank line of the summary.
+        summary_copied_lines: Lines of the summary whose key (case folded, spaces and digits deleted; 12 bytes or
+            more) is that of a prose line of the thinking or of a line of the final code.
         summary_boxed: Boxed answers (LaTeX `boxed` commands) in the summary.
         summary_blocks: Fenced blocks in the summary (the final Lean block is the only code after the thinking).
         junk_lines: Prose lines after the first that are not words (see `FormatConfig.max_junk_lines`).
@@ -198,7 +208,7 @@ class FormatMetrics:
             fence with a language comes inside them).
         tactic_block_lines: Non-comment, non-blank lines of each tactic block.
         tactic_block_proof_lines: Proof lines (header and statement lines excluded) of each tactic block.
-        tactic_prose_lines: Distinct tactic-block lines (comments aside) that read as English sentences, words, markup
+        tactic_prose_lines: Tactic-block lines (comments aside; each occurrence counted) that read as English sentences, words, markup
             or LaTeX (see `FormatConfig.max_tactic_prose_lines`).
         copied_code_share: Share of the thinking's characters in lines copied from the final code (a copied line
             counted without its spacing).
@@ -217,8 +227,9 @@ class FormatMetrics:
         code_comment_density: Share of the final code's non-whitespace characters that are comments.
         tactics_comment_chars: Non-whitespace characters of the comments in the tactic blocks.
         tactics_comment_density: Share of the tactic blocks' non-whitespace characters that are comments.
-        boilerplate_comments: Comments with no letter or digit, placeholders (`-- TODO`), or repeats of an earlier
-            comment of the same block, in the final proof and the tactic blocks.
+        boilerplate_comments: Comments with no letter or digit, placeholders (`-- TODO`), repeats of an earlier
+            comment of the same block, in the final proof and the tactic blocks, and comments of the final code that
+            are one of its lines (`nlinarith [h]  -- nlinarith [h]`).
         tactic_name_iou: IoU of the tactic names in the tactic blocks and in the final proof body.
         tactic_line_iou: IoU of the normalised proof lines in the tactic blocks and in the final proof body.
         tactic_name_coverage: Share of the final proof's tactic names that the tactic blocks also use.
@@ -226,7 +237,12 @@ class FormatMetrics:
         declaration_copies: Most theorems, lemmas and examples of the final code with one statement and proof (their
             names aside, spacing deleted; 1 when none is written twice).
         filler_tactics: Tactics that do nothing in the final code and the tactic blocks, comments aside: `skip`,
-            and a `have` of `True`.
+            `trace_state` and a `have` of `True`.
+        try_tactics: `try` tactics in the final code, comments aside.
+        header_lines: Non-blank lines of the final code outside its declarations and comments.
+        hint_items: Items in the longest bracketed list of the final proof.
+        duplicate_hints: Most items of one bracketed list of the final proof (rewrite lists aside) that repeat an
+            earlier item of that list.
         code_literal_chars: Characters in the string literals, the `«»` names and the names of more than 80
             characters of the final code.
         helper_chars: Non-whitespace characters of the final code's declarations before its last theorem.
@@ -243,6 +259,7 @@ class FormatMetrics:
     reasoning_lines: int = 0
     max_line_repeats: int = 0
     duplicate_line_ratio: float = 0.0
+    duplicate_line_share: float = 0.0
     consecutive_repeats: int = 1
     template_repeats: int = 0
     alike_lines: int = 0
@@ -258,6 +275,7 @@ class FormatMetrics:
     inline_repeats: int = 0
     block_loop_repeats: int = 0
     summary_line_repeats: int = 0
+    summary_copied_lines: int = 0
     summary_boxed: int = 0
     summary_blocks: int = 0
     junk_lines: int = 0
@@ -296,6 +314,10 @@ class FormatMetrics:
     code_declarations: int = 0
     declaration_copies: int = 0
     filler_tactics: int = 0
+    try_tactics: int = 0
+    header_lines: int = 0
+    hint_items: int = 0
+    duplicate_hints: int = 0
     code_literal_chars: int = 0
     helper_chars: int = 0
     statement_match: bool | None = None
@@ -323,6 +345,7 @@ _REPETITION_METRICS = {
     "short_line_repeats": "short_repeats",
     "longest_line_chars": "longest_line",
     "often_repeated_lines": "often_repeated",
+    "duplicate_line_share": "duplicate_share",
 }
 _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 
@@ -387,6 +410,7 @@ def measure(
         "thinking_chars": thinking_chars,
         "summary_chars": len(summary_text),
         "summary_line_repeats": _most_repeated_line(summary) if "\n" in summary_text else 0,
+        "summary_copied_lines": _summary_copies(summary_text, repetition, code),
         "summary_boxed": summary.count("\\boxed"),
         "summary_blocks": _summary_blocks(completion),
         "block_loop_repeats": _block_loop(completion, config.max_block_loop_repeats),
@@ -437,6 +461,7 @@ def measure(
     prose_copies = _prose_copies(repetition, final)
     copied = _copied_chars(blocks, final) + prose_copies
     declarations, literal_chars, helper_chars = _code_padding(final)
+    try_tactics, header_lines, hint_items, duplicate_hints = _proof_padding(final)
     metrics.update(
         code_lines=final.code_lines,
         proof_lines=len(final.body),
@@ -453,7 +478,9 @@ def measure(
         prose_code_share=prose_copies / repetition.key_bytes if repetition.key_bytes else 0.0,
         # Repeats are counted over the whole final code: a comment written twenty times above the theorem is a loop.
         boilerplate_comments=(
-            sum(map(_boilerplate_count, commented), _boilerplate_count(comments)) if commented or comments else 0
+            sum(map(_boilerplate_count, commented), _boilerplate_count(comments)) + _commented_code(final)
+            if commented or comments
+            else 0
         ),
         comment_repeats=_comment_repeats([final, *blocks.parts]),
         tactic_name_iou=iou(think_names, final_names),
@@ -463,6 +490,10 @@ def measure(
         code_declarations=declarations,
         declaration_copies=_declaration_copies(final.source) if declarations > 1 else declarations,
         code_literal_chars=literal_chars,
+        try_tactics=try_tactics,
+        header_lines=header_lines,
+        hint_items=hint_items,
+        duplicate_hints=duplicate_hints,
         helper_chars=helper_chars,
     )
     return _metrics(metrics)
@@ -680,7 +711,45 @@ def _filler_tactics(code: str, block_lines: list[str]) -> int:
     """Tactics that do nothing in the final `code` (comments blanked) and the tactic blocks' `block_lines`."""
     text = "\n".join([code, *block_lines])
     # The regex has no literal to skip ahead to; the two words it needs are found in C first (real proofs have none).
-    return len(_FILLER.findall(text)) if "skip" in text or "True" in text else 0
+    gate = "skip" in text or "True" in text or "trace_state" in text
+    return len(_FILLER.findall(text)) if gate else 0
+
+
+def _summary_copies(summary: str, repetition: Repetition, code: str | None) -> int:
+    """Lines of the summary that copy a prose line of the thinking or a line of the final code, by their keys.
+
+    The prose's counts hold the summary's own lines too: a line copies the thinking when the prose has it more often
+    than the summary does.
+    """
+    if not summary:
+        return 0
+    own = Counter(line_keys(summary))
+    keys = [key for key in own.elements() if len(key) >= _MIN_SUMMARY_COPY]
+    if not keys:
+        return 0
+    code_keys = set(line_keys(code)) if code else set()
+    prose = repetition.key_counts
+    return sum(1 for key in keys if key in code_keys or prose[key] > own[key])
+
+
+def _proof_padding(final: LeanParts) -> tuple[int, int, int, int]:
+    """`try_tactics`, `header_lines`, `hint_items` and `duplicate_hints` of the final code (see `FormatMetrics`)."""
+    code = final.code
+    tries = len(_TRY.findall(code)) if "try" in code else 0
+    header = sum(1 for line in final.header if line.strip())
+    body = "\n".join(final.body)
+    items = duplicates = 0
+    if "[" in body:
+        for found in _LIST.finditer(body):
+            hints = [hint for hint in map(str.strip, found.group(1).split(",")) if hint]
+            items = max(items, len(hints))
+            repeats = len(hints) - len(set(hints))
+            if (
+                repeats > duplicates
+                and _REWRITE_BEFORE.search(body[max(found.start() - 40, 0) : found.start()]) is None
+            ):
+                duplicates = repeats
+    return tries, header, items, duplicates
 
 
 def _code_padding(final: LeanParts) -> tuple[int, int, int]:
@@ -760,7 +829,7 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
 
 
 def _prose_lines(lines: list[str], *, english: bool) -> int:
-    """Distinct lines that read as English, not Lean.
+    """Lines that read as English, not Lean (a line written in every block counts every time).
 
     Such a line holds two or more English function words that Lean never uses, or is a sentence (a capitalised word
     and three more words: `The bound follows from the hypothesis`), or holds LaTeX (`$`). `english` says whether any of the function words occurs in `lines` at all (`tactics_used` finds that cheaply).
@@ -771,14 +840,13 @@ def _prose_lines(lines: list[str], *, english: bool) -> int:
     ) is not None
     if not english and not sentences:
         return 0
-    distinct = list(dict.fromkeys(lines))
     if not sentences:
-        return len(_PROSE_LINE.findall("\n" + "\n".join(distinct).lower()))
-    return sum(1 for line in distinct if _is_prose("\n" + line, english=english))
+        return len(_PROSE_LINE.findall(joined.lower()))
+    return sum(1 for line in lines if _is_prose("\n" + line, english=english))
 
 
 def _worded_lines(lines: list[str], code_words: set[bytes], *, english: bool) -> int:
-    """Distinct lines that `_prose_lines` does not count but that read as words, not Lean.
+    """Lines that `_prose_lines` does not count but that read as words, not Lean.
 
     Such a line holds `_WORDED` different words of three letters or more, in any script (`simplify`, `sides`,
     `côtés`, `SIMPLIFY`), that are no tactic, no Lean keyword or common name (`first`, `using`, `with`, `then`,
@@ -805,7 +873,7 @@ def _worded_lines(lines: list[str], code_words: set[bytes], *, english: bool) ->
     if len(words) < _WORDED and _MARKUP.search(joined) is None:
         return 0
     found = 0
-    for line in dict.fromkeys(lines):
+    for line in lines:
         worded = len({word for word in _WORD.findall(line) if word in words}) >= _WORDED
         if (worded or _MARKUP.search(line) is not None) and not _is_prose("\n" + line, english=english):
             found += 1
@@ -874,6 +942,17 @@ def _boilerplate_count(comments: Iterable[Comment]) -> int:
             count += 1
         seen.add(key)
     return count
+
+
+def _commented_code(final: LeanParts) -> int:
+    """Comments of the final code that are one of its lines, spacing aside (`nlinarith [h]  -- nlinarith [h]`)."""
+    comments = final.comments
+    if not comments:
+        return 0
+    lines = set(_statements([*final.body, *final.statements]))
+    lines.discard("")
+    texts = _statements([comment.text.strip("-/ \n") for comment in comments])
+    return sum(1 for text in texts if len(text) >= _MIN_COPIED_KEY and text in lines)
 
 
 def _is_placeholder(comment: str) -> bool:

@@ -66,6 +66,7 @@ _MIN_WORDS = 6
 _FEW_WORDS = 4
 # Fewest occurrences of one long line for it to count towards `often_repeated`: a line restated now and then is
 # normal, one written five times or more is a passage looping, whatever order its lines come in.
+_MIN_DUPLICATES = 10  # distinct long lines a thinking may repeat whatever their share (a short thinking that checks)
 _OFTEN = 5
 # Fewest characters of a line, spaces deleted, that the confirmation of `often_repeated` counts (as a long line's key).
 _OFTEN_MIN_CHARS = 40
@@ -85,7 +86,8 @@ class Repetition(NamedTuple):
         consecutive: Copies in a row of the most looped passage (1 when nothing repeats back to back).
         loop_lines: Lines in one copy of that passage (long ones, or every non-blank one once confirmed; 0 when
             there is no loop).
-        near_duplicates: Most near-duplicates of one line of at least `near_duplicate_min_chars` (itself included).
+        near_duplicates: Most near-duplicates of one line of at least `near_duplicate_min_chars` (itself included),
+            or copies of its sentences in another order when more than `max_near_duplicates`.
         blank_lines: Most lines in a row that are blank once spaces and digits are deleted, when more than
             `max_blank_lines` (0 otherwise).
         counts: How often each long line's key occurs.
@@ -113,6 +115,9 @@ class Repetition(NamedTuple):
         often_repeated: Occurrences of the long lines that each occur at least `_OFTEN` times, all together.
         inline_repeats: Copies of one phrase within the most repetitive long line (`Wait. Wait. Wait.`), when more
             than `max_inline_repeats` (0 otherwise; see `inline_copies`).
+        duplicate_share: Share of the distinct long lines that occur more than once, digit for digit, when over
+            `max_duplicate_line_share` by keys with at least `_MIN_DUPLICATES` such lines (0 otherwise; see
+            `_duplicate_share`).
     """
 
     lines: int
@@ -136,6 +141,7 @@ class Repetition(NamedTuple):
     reworded: int = 0
     often_repeated: int = 0
     inline_repeats: int = 0
+    duplicate_share: float = 0.0
 
 
 def measure_repetition(
@@ -218,7 +224,10 @@ def measure_repetition(
         ratio,
         copies,
         period,
-        _near_duplicates(counts, config.near_duplicate_min_chars),
+        max(
+            _near_duplicates(counts, config.near_duplicate_min_chars),
+            _reordered_copies(counts, config.near_duplicate_min_chars, config.max_near_duplicates),
+        ),
         blank_lines,
         counts,
         line_counts,
@@ -234,7 +243,31 @@ def measure_repetition(
         reworded,
         _often_repeated(counts, most, config.max_often_repeated_lines, text),
         inline,
+        _duplicate_share(long, counts, key_lines, config, text),
     )
+
+
+def _duplicate_share(
+    long: list[bytes], counts: Counter[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]
+) -> float:
+    """Share of the distinct `long` lines that occur more than once, digit for digit (case folded, spaces deleted).
+
+    The whole thinking written twice repeats every line once; a passage looped four times, or checked again, repeats
+    a few lines often. The gate is the share by keys (`counts`: digits deleted too), so it is only confirmed when
+    that is over `max_duplicate_line_share` with `_MIN_DUPLICATES` repeated lines at least; a worked table
+    (`1. 10N = 3`, `2. 100N = 33`, one key) repeats no line digit for digit.
+    """
+    limit = config.max_duplicate_line_share
+    if limit is None or len(counts) <= 1:
+        return 0.0
+    repeated = len(counts) - list(counts.values()).count(1)
+    if repeated < _MIN_DUPLICATES or repeated <= limit * len(counts):
+        return 0.0
+    least = config.repetition_min_chars
+    text_lines = text().split("\n")
+    exact = Counter("".join(text_lines[i].lower().split()) for i, key in enumerate(key_lines) if len(key) >= least)
+    repeated = len(exact) - list(exact.values()).count(1)
+    return repeated / len(exact) if repeated >= _MIN_DUPLICATES else 0.0
 
 
 def _often_repeated(counts: Counter[bytes], most: int, limit: int | None, text: Callable[[], str]) -> int:
@@ -1071,6 +1104,32 @@ def _near_duplicates(counts: Counter[bytes], min_chars: int) -> int:
     return max(head_counts[h] + tail_counts[t] - both[h, t] for h, t in zip(heads, tails, strict=True))
 
 
+def _reordered_copies(counts: Counter[bytes], min_chars: int, limit: int | None) -> int:
+    """Most lines of at least `min_chars` bytes that hold one line's sentences in some order, when over `limit`.
+
+    A paragraph written again with its sentences shuffled shares no opening or ending with the first copy, but its
+    key has the same length. The gate is in C: only lines of a length that more than `limit` long lines have are
+    compared, by their sentences sorted (0 when none is over `limit`).
+    """
+    if limit is None:
+        return 0
+    units = [key for key in counts if len(key) >= min_chars]
+    if sum(map(counts.__getitem__, units)) <= limit:
+        return 0
+    lengths: Counter[int] = Counter()
+    for key in units:
+        lengths[len(key)] += counts[key]
+    if max(lengths.values()) <= limit:
+        return 0
+    bags: Counter[tuple[bytes, ...]] = Counter()
+    for key in units:
+        if lengths[len(key)] > limit:
+            bags[tuple(sorted(_SENTENCE_END.split(key)))] += counts[key]
+    most = max(bags.values())
+    return most if most > limit else 0
+
+
+_SENTENCE_END = re.compile(rb"(?<=[.!?])")
 # The anchored band of a long line: 32 key bytes from the first `e` at or past its 16th byte.
 _ANCHORED_BAND = re.compile(rb"\n[^\n]{16}[^e\n]*(e[^\n]{31})")
 # The same, one match for each line (b"" for a line without one), for lines joined by newlines after a newline.

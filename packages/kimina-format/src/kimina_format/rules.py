@@ -92,6 +92,14 @@ def final_code_block(c: Completion, m: FormatMetrics, config: FormatConfig) -> l
         violations.append(
             Violation(Code.SUMMARY_REPEATS, f"a summary line occurs {m.summary_line_repeats} times (limit {most})")
         )
+    most = config.max_summary_copied_lines
+    if most is not None and m.summary_copied_lines > most:
+        violations.append(
+            Violation(
+                Code.SUMMARY_REPEATS,
+                f"{m.summary_copied_lines} summary lines copy lines of the thinking or the final code (limit {most})",
+            )
+        )
     most = config.max_summary_boxed
     if most is not None and m.summary_boxed > most:
         violations.append(
@@ -232,6 +240,15 @@ def _spread_repetition(m: FormatMetrics, config: FormatConfig) -> list[Violation
                 Code.REPEATED_LINES,
                 f"long prose lines that each occur five times or more occur {m.often_repeated_lines} times in all"
                 f" (limit {limit})",
+            )
+        )
+    share = config.max_duplicate_line_share
+    if share is not None and m.duplicate_line_share > share:
+        violations.append(
+            Violation(
+                Code.REPEATED_LINES,
+                f"{m.duplicate_line_share:.0%} of the distinct long prose lines occur more than once (limit"
+                f" {share:.0%})",
             )
         )
     limit = config.max_inline_repeats
@@ -534,8 +551,38 @@ def code_padding(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[
         violations.append(
             Violation(
                 Code.CODE_PADDING,
-                f"{m.filler_tactics} tactics that do nothing (`skip`, a `have` of `True`) in the final code"
-                f" and the tactic blocks (limit {most})",
+                f"{m.filler_tactics} tactics that do nothing (`skip`, `trace_state`, a `have` of `True`) in the"
+                f" final code and the tactic blocks (limit {most})",
+            )
+        )
+    most = config.max_try_tactics
+    if most is not None and m.try_tactics > most:
+        violations.append(
+            Violation(Code.CODE_PADDING, f"{m.try_tactics} `try` tactics in the final code (limit {most})")
+        )
+    most = config.max_header_lines
+    if most is not None and m.header_lines > most:
+        violations.append(
+            Violation(
+                Code.CODE_PADDING,
+                f"{m.header_lines} lines of the final code outside its declarations (imports, options, commands;"
+                f" limit {most})",
+            )
+        )
+    most = config.max_hint_items
+    if most is not None and m.hint_items > most:
+        violations.append(
+            Violation(
+                Code.CODE_PADDING, f"{m.hint_items} items in one bracketed list of the final proof (limit {most})"
+            )
+        )
+    most = config.max_duplicate_hints
+    if most is not None and m.duplicate_hints > most:
+        violations.append(
+            Violation(
+                Code.CODE_PADDING,
+                f"{m.duplicate_hints} items of one bracketed list of the final proof repeat an earlier item (limit"
+                f" {most})",
             )
         )
     most = config.max_code_literal_chars
