@@ -61,7 +61,8 @@ def test_a_paragraph_looping(build: Builder, copies: int, broken: bool) -> None:
 def test_a_long_line_repeated_twelve_times_in_a_row(build: Builder) -> None:
     line = " ".join(distinct_lines(3))  # one line of about 300 characters
     verdict = check_format(build(reasoning="\n".join([line] * 12)))
-    assert set(verdict.codes) == {Code.CONSECUTIVE_REPEATS}
+    # A loop, and a line of 80 key bytes or more written more than 8 times wherever its copies are.
+    assert set(verdict.codes) == {Code.CONSECUTIVE_REPEATS, Code.REPEATED_LINES}
     assert "a line is written 12 times in a row (limit 4)" in verdict.violations[0].message
 
 
@@ -80,7 +81,8 @@ def test_an_enumeration_is_not_a_loop(build: Builder) -> None:
 def test_a_loop_with_other_text_between_copies_is_still_a_loop(build: Builder) -> None:
     # Short lines ("Wait.") between the copies do not break the loop: only long lines are compared.
     reasoning = "\n".join(line for _ in range(6) for line in (*PARAGRAPH[:2], "Wait.", ""))
-    assert codes(build(reasoning=reasoning)) == {Code.CONSECUTIVE_REPEATS}
+    # The paragraph written 6 times is also over the passage bound (4), wherever its copies are.
+    assert codes(build(reasoning=reasoning)) == {Code.CONSECUTIVE_REPEATS, Code.PARAGRAPH_REPEATS}
 
 
 def test_the_loop_limit_is_configurable(build: Builder) -> None:

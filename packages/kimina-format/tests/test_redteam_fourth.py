@@ -156,6 +156,38 @@ def _last_line_under_try(code: str) -> str | None:
     return "\n".join(lines)
 
 
+PASSAGE = (
+    "I think the approach is correct, but let me double check the algebra once more before writing the final proof.",
+    "Expanding both sides gives the same polynomial, so the identity holds.",
+    "Therefore the claim follows from the hypotheses.",
+)
+SENTENCE = (
+    "Let me think about this differently: perhaps there is a simpler way to see why the statement is true, using"
+    " the structure of the hypotheses directly."
+)
+
+
+def _spread(pieces: list[str]) -> Callable[[str], str | None]:
+    """`pieces` as paragraphs at evenly spaced paragraph breaks of the thinking's prose (outside its blocks)."""
+
+    def change(thinking: str) -> str | None:
+        parts = re.split(r"(```.*?```)", thinking, flags=re.S)
+        gaps = [
+            (i, m.start())
+            for i, part in enumerate(parts)
+            if not part.startswith("```")
+            for m in re.finditer("\n\n", part)
+        ]
+        if len(gaps) < len(pieces):
+            return None
+        chosen = [gaps[k * len(gaps) // len(pieces)] for k in range(len(pieces))]
+        for (i, at), piece in sorted(zip(chosen, pieces, strict=True), reverse=True):
+            parts[i] = parts[i][:at] + "\n\n" + piece + parts[i][at:]
+        return "".join(parts)
+
+    return change
+
+
 class Case(NamedTuple):
     """One edit of the real completions, the rule it is about, and how many rows may keep the full score."""
 
@@ -175,6 +207,13 @@ ATTACKS: dict[str, Case] = {
     "every_paragraph_twice": Case("max_duplicate_line_share", _thinking(_every_paragraph_twice), most_kept=6),
     # 6 of 66: those whose paragraph's copies leave a sentence without its full stop in the middle.
     "paragraph_looped_with_sentences_shuffled": Case("near_duplicates", _thinking(_shuffled_loop), most_kept=6),
+    "three_line_passage_five_times_across_the_thinking": Case(
+        "max_passage_repeats", _thinking(_spread(["\n".join(PASSAGE)] * 5))
+    ),
+    "two_line_passage_ten_times_across_the_thinking": Case(
+        "max_passage_repeats", _thinking(_spread(["\n".join(PASSAGE[1:])] * 10))
+    ),
+    "long_sentence_ten_times_across_the_thinking": Case("max_long_line_repeats", _thinking(_spread([SENTENCE] * 10))),
     "final_code_unfenced_in_the_summary": Case(
         "max_summary_copied_lines", _summary(lambda text: "The proof:\n\n" + final_code_of(text))
     ),
@@ -210,6 +249,20 @@ LOOK_ALIKES: dict[str, Case] = {
     "one_paragraph_checked_again": Case(
         "max_duplicate_line_share",
         _thinking(lambda t: t.replace("\n\n", "\n\n" + t.split("\n\n")[0].strip() + "\n\n", 1)),
+    ),
+    "a_passage_written_twice_apart": Case("max_passage_repeats", _thinking(_spread(["\n".join(PASSAGE)] * 2))),
+    "a_long_sentence_written_six_times_apart": Case("max_long_line_repeats", _thinking(_spread([SENTENCE] * 6))),
+    "cases_worked_one_by_one_in_long_lines": Case(
+        "max_long_line_repeats",
+        _thinking(
+            _spread(
+                [
+                    f"For n = {n}, the remainder of n squared divided by seven is {n * n % 7}, which is not the"
+                    " residue required by the statement."
+                    for n in range(1, 13)
+                ]
+            )
+        ),
     ),
     "a_two_sentence_summary": Case(
         "max_summary_copied_lines",

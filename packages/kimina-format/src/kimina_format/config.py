@@ -54,6 +54,10 @@ class FormatConfig:
         max_paragraph_repeats: Most times one paragraph may occur in the thinking: a prose paragraph (a stretch
             between blank lines, by the keys of its lines, of at least `repetition_min_chars` bytes), or a fenced
             block of at least 20 characters. A loop of a paragraph of short lines escapes the per-line counts.
+        max_long_line_repeats: Most times one prose line of 80 key bytes or more (a sentence, not a formula) may
+            occur, digit for digit: a long sentence written again and again across the thinking.
+        max_passage_repeats: Most times one prose paragraph of two lines or more (80 key bytes or more) may occur,
+            digit for digit, wherever its copies are: a passage written again and again across the thinking.
         max_duplicate_line_share: Most share of the distinct long prose lines that occur more than once, digit for
             digit (by keys, digits deleted, first; judged from four such lines on): the whole thinking, or every
             paragraph, written twice repeats all of them; a passage looped four times, a few.
@@ -178,6 +182,8 @@ class FormatConfig:
     max_paragraph_repeats: int | None = 12
     max_often_repeated_lines: int | None = 30
     max_duplicate_line_share: float | None = 0.4
+    max_passage_repeats: int | None = 4
+    max_long_line_repeats: int | None = 8
     max_inline_repeats: int | None = 8
     max_block_loop_repeats: int | None = 6
     max_line_chars: int | None = 3_000

@@ -152,6 +152,10 @@ class FormatMetrics:
         reasoning_lines: Lines of prose, blank ones included.
         max_line_repeats: Occurrences of the most repeated long prose line (near-duplicates merged).
         duplicate_line_ratio: Share of long prose lines that repeat an earlier one (by keys: digits deleted).
+        long_line_repeats: Occurrences of the most repeated prose line of 80 key bytes or more (digits kept), when
+            more than `max_long_line_repeats` (0 otherwise).
+        passage_repeats: Occurrences of the most repeated prose paragraph of two lines or more and 80 key bytes or
+            more (digits kept), when more than `max_passage_repeats` (0 otherwise).
         duplicate_line_share: Share of the distinct long prose lines that occur more than once, digit for digit,
             when over `max_duplicate_line_share` by keys with four such lines at least (0 otherwise).
         consecutive_repeats: Copies in a row of the most looped passage of long prose lines (1: no loop).
@@ -260,6 +264,8 @@ class FormatMetrics:
     max_line_repeats: int = 0
     duplicate_line_ratio: float = 0.0
     duplicate_line_share: float = 0.0
+    passage_repeats: int = 0
+    long_line_repeats: int = 0
     consecutive_repeats: int = 1
     template_repeats: int = 0
     alike_lines: int = 0
@@ -346,6 +352,8 @@ _REPETITION_METRICS = {
     "longest_line_chars": "longest_line",
     "often_repeated_lines": "often_repeated",
     "duplicate_line_share": "duplicate_share",
+    "passage_repeats": "passage_repeats",
+    "long_line_repeats": "long_repeats",
 }
 _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 

@@ -66,6 +66,7 @@ _MIN_WORDS = 6
 _FEW_WORDS = 4
 # Fewest occurrences of one long line for it to count towards `often_repeated`: a line restated now and then is
 # normal, one written five times or more is a passage looping, whatever order its lines come in.
+_LONG_LINE = 80  # key bytes of a line that is a sentence or more, not a formula or a remark
 _MIN_DUPLICATES = 10  # distinct long lines a thinking may repeat whatever their share (a short thinking that checks)
 _OFTEN = 5
 # Fewest characters of a line, spaces deleted, that the confirmation of `often_repeated` counts (as a long line's key).
@@ -115,6 +116,10 @@ class Repetition(NamedTuple):
         often_repeated: Occurrences of the long lines that each occur at least `_OFTEN` times, all together.
         inline_repeats: Copies of one phrase within the most repetitive long line (`Wait. Wait. Wait.`), when more
             than `max_inline_repeats` (0 otherwise; see `inline_copies`).
+        passage_repeats: Occurrences of the most repeated paragraph of two lines or more (and twice
+            `repetition_min_chars` key bytes), digit for digit, when more than `max_passage_repeats` (0 otherwise).
+        long_repeats: Occurrences of the most repeated line of `_LONG_LINE` key bytes or more, digit for digit, when
+            more than `max_long_line_repeats` (0 otherwise).
         duplicate_share: Share of the distinct long lines that occur more than once, digit for digit, when over
             `max_duplicate_line_share` by keys with at least `_MIN_DUPLICATES` such lines (0 otherwise; see
             `_duplicate_share`).
@@ -142,6 +147,8 @@ class Repetition(NamedTuple):
     often_repeated: int = 0
     inline_repeats: int = 0
     duplicate_share: float = 0.0
+    passage_repeats: int = 0
+    long_repeats: int = 0
 
 
 def measure_repetition(
@@ -244,7 +251,63 @@ def measure_repetition(
         _often_repeated(counts, most, config.max_often_repeated_lines, text),
         inline,
         _duplicate_share(long, counts, key_lines, config, text),
+        _passage_repeats(line_counts, key_lines, config, text),
+        _long_line_repeats(counts, key_lines, most, config.max_long_line_repeats, text),
     )
+
+
+def _long_line_repeats(
+    counts: Counter[bytes], key_lines: list[bytes], most: int, limit: int | None, text: Callable[[], str]
+) -> int:
+    """Occurrences of the most repeated line of `_LONG_LINE` key bytes or more, when over `limit` (0 otherwise).
+
+    A sentence that long is written again on purpose only a few times (real thinkings: 6); a formula line or a
+    short remark may recur far more often (`max_line_repeats`). Confirmed digit for digit, so an enumeration of
+    long lines around new numbers is no repeat.
+    """
+    if limit is None or most <= limit:
+        return 0
+    if max((n for key, n in counts.items() if len(key) >= _LONG_LINE), default=0) <= limit:
+        return 0
+    lines = text().split("\n")
+    exact = Counter(
+        "".join(line.lower().split()) for line, key in zip(lines, key_lines, strict=True) if len(key) >= _LONG_LINE
+    )
+    found = max(exact.values(), default=0)
+    return found if found > limit else 0
+
+
+def _passage_repeats(
+    line_counts: Counter[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]
+) -> int:
+    """Occurrences of the most repeated passage (a paragraph of two lines or more), when over `max_passage_repeats`.
+
+    A passage holds at least twice `repetition_min_chars` key bytes.
+    Such a paragraph written `n` times writes each of its lines `n` times, so only a thinking whose lines written
+    more than the bound (`line_counts`, every line's key) hold two lines and that many bytes is looked at.
+    Paragraphs are the stretches between blank keys; they are compared on their lines (case folded, spaces
+    deleted, digits kept), so cases worked one by one (`n = 3:` and `n = 4:` with the same words) differ.
+    """
+    limit = config.max_passage_repeats
+    least = 2 * config.repetition_min_chars
+    if limit is None:
+        return 0
+    often = [len(key) for key, n in line_counts.items() if n > limit]
+    if len(often) < 2 or sum(often) < least:
+        return 0
+    paragraphs: Counter[tuple[str, ...]] = Counter()
+    lines: list[str] = []
+    size = 0
+    for key, line in zip([*key_lines, b""], [*text().split("\n"), ""], strict=True):
+        if key:
+            lines.append("".join(line.lower().split()))
+            size += len(key)
+        elif lines:
+            if len(lines) >= 2 and size >= least:
+                paragraphs[tuple(lines)] += 1
+            lines, size = [], 0
+    most = max(paragraphs.values(), default=0)
+    return most if most > limit else 0
 
 
 def _duplicate_share(

@@ -229,10 +229,26 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
 def _spread_repetition(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
     """Rule 3, the loops that no single line and no passage in a row show.
 
-    Lines each written often, whatever their order; a phrase written again within one line; a loop of blocks with
-    the prose before each.
+    A long line or a passage written again and again, its copies apart; lines each written often, whatever their
+    order; a phrase written again within one line; a loop of blocks with the prose before each.
     """
     violations = []
+    limit = config.max_long_line_repeats
+    if limit is not None and m.long_line_repeats > limit:
+        violations.append(
+            Violation(
+                Code.REPEATED_LINES,
+                f"a prose line of 80 key bytes or more occurs {m.long_line_repeats} times (limit {limit})",
+            )
+        )
+    limit = config.max_passage_repeats
+    if limit is not None and m.passage_repeats > limit:
+        violations.append(
+            Violation(
+                Code.PARAGRAPH_REPEATS,
+                f"a paragraph of two lines or more occurs {m.passage_repeats} times in the thinking (limit {limit})",
+            )
+        )
     limit = config.max_often_repeated_lines
     if limit is not None and m.often_repeated_lines > limit:
         violations.append(
