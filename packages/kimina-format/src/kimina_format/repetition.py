@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
-from itertools import compress
+from itertools import compress, repeat
 from operator import add, getitem, itemgetter, ne, or_
 from typing import NamedTuple, cast
 
@@ -251,7 +251,7 @@ def measure_repetition(
         _often_repeated(counts, most, config.max_often_repeated_lines, text),
         inline,
         _duplicate_share(long, counts, key_lines, config, text),
-        _passage_repeats(line_counts, key_lines, config, text),
+        _passage_repeats(keys, line_counts, key_lines, config, text),
         _long_line_repeats(counts, key_lines, most, config.max_long_line_repeats, text),
     )
 
@@ -278,15 +278,16 @@ def _long_line_repeats(
 
 
 def _passage_repeats(
-    line_counts: Counter[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]
+    keys: bytes, line_counts: Counter[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]
 ) -> int:
     """Occurrences of the most repeated passage (a paragraph of two lines or more), when over `max_passage_repeats`.
 
     A passage holds at least twice `repetition_min_chars` key bytes.
     Such a paragraph written `n` times writes each of its lines `n` times, so only a thinking whose lines written
-    more than the bound (`line_counts`, every line's key) hold two lines and that many bytes is looked at.
-    Paragraphs are the stretches between blank keys; they are compared on their lines (case folded, spaces
-    deleted, digits kept), so cases worked one by one (`n = 3:` and `n = 4:` with the same words) differ.
+    more than the bound (`line_counts`, every line's key) hold two lines and that many bytes is looked at, and
+    then only when a paragraph's keys (`keys` split at blank lines, in C) occur that often. Paragraphs are the
+    stretches between blank keys; they are confirmed on their lines (case folded, spaces deleted, digits kept), so
+    cases worked one by one (`n = 3:` and `n = 4:` with the same words) differ.
     """
     limit = config.max_passage_repeats
     least = 2 * config.repetition_min_chars
@@ -294,6 +295,10 @@ def _passage_repeats(
         return 0
     often = [len(key) for key, n in line_counts.items() if n > limit]
     if len(often) < 2 or sum(often) < least:
+        return 0
+    # Stripped: three newlines in a row leave one on the paragraph after them.
+    by_keys = Counter(map(bytes.strip, keys.split(b"\n\n"), repeat(b"\n")))
+    if not any(n > limit and len(key) >= least and b"\n" in key for key, n in by_keys.items()):
         return 0
     paragraphs: Counter[tuple[str, ...]] = Counter()
     lines: list[str] = []
