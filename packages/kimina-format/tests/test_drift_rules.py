@@ -87,9 +87,11 @@ def test_a_loop_with_other_text_between_copies_is_still_a_loop(build: Builder) -
 
 def test_the_loop_limit_is_configurable(build: Builder) -> None:
     text = build(reasoning="\n".join(PARAGRAPH * 6))
-    assert codes(text) == {Code.CONSECUTIVE_REPEATS}
-    assert codes(text, config=FormatConfig(max_consecutive_repeats=6)) == set()
-    assert codes(text, config=FormatConfig(max_consecutive_repeats=None)) == set()
+    # Six copies of a passage are also over `max_passage_repeats` (4), wherever the copies are.
+    assert codes(text) == {Code.CONSECUTIVE_REPEATS, Code.PARAGRAPH_REPEATS}
+    assert codes(text, config=FormatConfig(max_passage_repeats=6)) == {Code.CONSECUTIVE_REPEATS}
+    assert codes(text, config=FormatConfig(max_consecutive_repeats=6, max_passage_repeats=6)) == set()
+    assert codes(text, config=FormatConfig(max_consecutive_repeats=None, max_passage_repeats=None)) == set()
 
 
 # Rule 3: loops whose copies differ in a word (a spelled-out counter, a name): no two lines are equal.

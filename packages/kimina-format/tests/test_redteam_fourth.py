@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import pytest
-from kimina_format import check_format
+from kimina_format import check_format, parse_completion
 from kimina_format.testing import (
     data_file,
     final_code_of,
@@ -137,9 +137,9 @@ def _english_in_every_block(line: str) -> Callable[[str], str | None]:
     return change
 
 
-def _at_least_tries(row: Row | None, least: int) -> Row | None:
-    """The edited row when its final code holds `least` `try` tactics or more (a proof of fewer lines cannot)."""
-    return row if row is not None and final_code_of(row["completion"]).count("try ") >= least else None
+def _at_least_tries(row: Row | None, least: int, word: str = "try ") -> Row | None:
+    """The edited row when its final code holds `word` `least` times or more (a proof of fewer lines cannot)."""
+    return row if row is not None and final_code_of(row["completion"]).count(word) >= least else None
 
 
 def _last_line_under_try(code: str) -> str | None:
@@ -154,6 +154,54 @@ def _last_line_under_try(code: str) -> str | None:
         return None
     lines[-1] = last[: len(last) - len(last.lstrip())] + "try " + last.lstrip()
     return "\n".join(lines)
+
+
+MINIF2F_HEADER = "\n".join(
+    [
+        *(
+            f"import Mathlib.{name}"
+            for name in (
+                "Algebra.BigOperators.Basic",
+                "Data.Real.Basic",
+                "Data.Complex.Basic",
+                "Data.Nat.Log",
+                "Data.Complex.Exponential",
+                "NumberTheory.Divisors.Basic",
+                "NumberTheory.Basic",
+                "Data.ZMod.Defs",
+                "Data.ZMod.Basic",
+                "Topology.Basic",
+            )
+        ),
+        "import Aesop",
+        "set_option maxHeartbeats 400000",
+        "open BigOperators Real Nat Topology Rat",
+        "open Finset",
+    ]
+)
+
+
+def _with_header(header: str) -> Callable[[str], str | None]:
+    def change(code: str) -> str | None:
+        at = code.find("theorem")
+        return None if at < 0 else header + "\n\n" + code[at:]
+
+    return change
+
+
+def _in_code_and_a_block(line: str) -> Edit:
+    """`line` as the final proof's first line and the first tactic block's (so the tactics stay aligned)."""
+
+    def edit(row: Row) -> Row | None:
+        text = row["completion"]
+        code = final_code_of(text)
+        start = _proof_start(code)
+        if start is None or "```tactics\n" not in text:
+            return None
+        text = with_final_code(text, code[:start] + "  " + line + "\n" + code[start:])
+        return _edited(row, text.replace("```tactics\n", "```tactics\n" + line + "\n", 1))
+
+    return edit
 
 
 PASSAGE = (
@@ -188,12 +236,29 @@ def _spread(pieces: list[str]) -> Callable[[str], str | None]:
     return change
 
 
+def _spread_glued(passage: str, copies: int) -> Callable[[str], str | None]:
+    """`passage` glued to the end of evenly spaced prose paragraphs (no blank line before it), `copies` times."""
+
+    def change(thinking: str) -> str | None:
+        parts = thinking.split("\n\n")
+        prose = [i for i, part in enumerate(parts) if "```" not in part and part.strip()]
+        if len(prose) < copies:
+            return None
+        for k in range(copies):
+            i = prose[k * len(prose) // copies]
+            parts[i] = parts[i].rstrip() + "\n" + passage
+        return "\n\n".join(parts)
+
+    return change
+
+
 class Case(NamedTuple):
     """One edit of the real completions, the rule it is about, and how many rows may keep the full score."""
 
     rule: str
     edit: Edit
     most_kept: int = 0
+    most_lost: int = 0
 
 
 ATTACKS: dict[str, Case] = {
@@ -215,22 +280,65 @@ ATTACKS: dict[str, Case] = {
     ),
     "long_sentence_ten_times_across_the_thinking": Case("max_long_line_repeats", _thinking(_spread([SENTENCE] * 10))),
     "final_code_unfenced_in_the_summary": Case(
-        "max_summary_copied_lines", _summary(lambda text: "The proof:\n\n" + final_code_of(text))
+        "max_summary_code_lines", _summary(lambda text: "The proof:\n\n" + final_code_of(text))
     ),
     "final_code_indented_in_the_summary": Case(
-        "max_summary_copied_lines",
+        "max_summary_code_lines",
         _summary(lambda text: "\n".join("    " + line for line in final_code_of(text).split("\n"))),
     ),
     "final_code_in_a_tilde_fence_in_the_summary": Case(
-        "max_summary_copied_lines", _summary(lambda text: "~~~lean4\n" + final_code_of(text) + "\n~~~")
+        "max_summary_code_lines", _summary(lambda text: "~~~lean4\n" + final_code_of(text) + "\n~~~")
     ),
     "check_written_300_times": Case(
-        "max_header_lines", _code(lambda c: c.rstrip() + "\n" + "\n#check Nat.add_comm" * 300)
+        "max_code_commands", _code(lambda c: c.rstrip() + "\n" + "\n#check Nat.add_comm" * 300)
     ),
     "distinct_checks_after_the_proof": Case(
-        "max_header_lines", _code(lambda c: c.rstrip() + "\n" + "".join(f"\n#check Nat.le_refl {k}" for k in range(30)))
+        "max_code_commands",
+        _code(lambda c: c.rstrip() + "\n" + "".join(f"\n#check Nat.le_refl {k}" for k in range(30))),
     ),
-    "import_mathlib_500_times": Case("max_header_lines", _code(_header_line("import Mathlib", 500))),
+    "import_mathlib_500_times": Case("max_header_repeats", _code(_header_line("import Mathlib", 500))),
+    # The fifth red team's bypasses of the rules above.
+    "checks_on_one_line": Case(
+        "max_code_commands", _code(lambda c: c.rstrip() + "\n\n" + " ".join(["#check Nat.add_comm"] * 300))
+    ),
+    "distinct_evals_after_the_proof": Case(
+        "max_code_commands", _code(lambda c: c.rstrip() + "\n" + "".join(f"\n#eval {k} * {k}" for k in range(300)))
+    ),
+    "show_underscore_after_every_proof_line": Case("max_filler_tactics", _code(_after_each_proof_line("show _"))),
+    "rotate_left_zero_after_every_proof_line": Case(
+        "max_filler_tactics", _code(_after_each_proof_line("rotate_left 0"))
+    ),
+    "trace_message_after_every_proof_line": Case("max_filler_tactics", _code(_after_each_proof_line('trace "ok"'))),
+    "repeat_after_every_proof_line_of_long_proofs": Case(
+        "max_try_tactics",
+        lambda row: _at_least_tries(_code(_after_each_proof_line("repeat norm_num"))(row), 10, "repeat "),
+    ),
+    "padded_hints_around_a_nested_list": Case(
+        "max_hint_items",
+        _code(_hints(lambda h: h + ", ([] : List ℕ), " + ", ".join(f"sq_nonneg ({k} : ℝ)" for k in range(150)))),
+    ),
+    "final_code_as_a_numbered_list_in_the_summary": Case(
+        "max_summary_code_lines",
+        _summary(
+            lambda text: "\n".join(
+                f"{k}. {line.strip()}" for k, line in enumerate(final_code_of(text).split("\n"), 1) if line.strip()
+            )
+        ),
+    ),
+    "final_code_in_backticks_in_the_summary": Case(
+        "max_summary_code_lines",
+        _summary(
+            lambda text: "\n".join(f"`{line.strip()}`" for line in final_code_of(text).split("\n") if line.strip())
+        ),
+    ),
+    "thinking_end_pasted_in_the_summary": Case(
+        "max_summary_thinking_lines",
+        _summary(lambda text: "\n\n".join(thinking_of(text).strip().split("\n\n")[-8:])),
+        most_kept=40,
+    ),
+    "passage_glued_to_the_paragraph_before_each_copy": Case(
+        "max_passage_repeats", _thinking(_spread_glued("\n".join(PASSAGE[:2]), 6))
+    ),
     "hint_list_written_60_times_over": Case("max_duplicate_hints", _code(_hints(lambda h: ", ".join([h] * 60)))),
     "hint_list_padded_with_150_hints": Case(
         "max_hint_items", _code(_hints(lambda h: h + ", " + ", ".join(f"sq_nonneg ({k} : ℝ)" for k in range(150))))
@@ -238,7 +346,7 @@ ATTACKS: dict[str, Case] = {
     "trace_state_after_every_proof_line": Case("max_filler_tactics", _code(_after_each_proof_line("trace_state"))),
     "try_after_every_proof_line_of_long_proofs": Case(
         "max_try_tactics",
-        lambda row: _at_least_tries(_code(_after_each_proof_line("try norm_num"))(row), 6),
+        lambda row: _at_least_tries(_code(_after_each_proof_line("try norm_num"))(row), 10),
     ),
     "one_english_line_in_every_tactic_block": Case(
         "max_tactic_prose_lines", _thinking(_english_in_every_block("This should work."))
@@ -265,18 +373,50 @@ LOOK_ALIKES: dict[str, Case] = {
         ),
     ),
     "a_two_sentence_summary": Case(
-        "max_summary_copied_lines",
+        "max_summary_code_lines",
         _summary(lambda _: "The proof simplifies the hypotheses and closes the goal with arithmetic. Lean accepts it."),
     ),
     "a_summary_quoting_one_proof_line": Case(
-        "max_summary_copied_lines",
+        "max_summary_code_lines",
         _summary(
             lambda text: (
                 "The last step is:\n\n" + [line for line in final_code_of(text).split("\n") if line.strip()][-1].strip()
             )
         ),
     ),
-    "one_check_after_the_proof": Case("max_header_lines", _code(lambda c: c.rstrip() + "\n\n#check Nat.add_comm")),
+    "one_check_after_the_proof": Case("max_code_commands", _code(lambda c: c.rstrip() + "\n\n#check Nat.add_comm")),
+    # The fifth red team's false rejects, now kept.
+    "the_minif2f_lean4_header": Case("max_header_lines", _code(_with_header(MINIF2F_HEADER))),
+    "a_list_literal_with_repeated_values": Case(
+        "max_duplicate_hints", _in_code_and_a_block("have hd : Nat.digits 10 1111 = [1, 1, 1, 1] := by norm_num")
+    ),
+    "a_sum_unrolled_by_simp_only": Case(
+        "max_duplicate_hints",
+        _in_code_and_a_block(
+            "have hs : ∑ i in Finset.range 4, i = 6 := by simp only [Finset.sum_range_succ, Finset.sum_range_succ,"
+            " Finset.sum_range_succ, Finset.sum_range_succ, Finset.sum_range_zero]"
+        ),
+    ),
+    # A one-tactic proof (mathd_numbertheory_483) shares too few tactic names with a thinking given a new block:
+    # upstream's alignment rule, not this one.
+    "an_explored_obtain_block_shown_twice": Case(
+        "max_tactic_prose_lines",
+        _thinking(
+            lambda t: t.replace(
+                "```tactics\n", "```tactics\nobtain ⟨quotient, remainder⟩ := Nat.exists_eq_add_of_le (le_refl 0)\n", 2
+            )
+        ),
+        most_lost=1,
+    ),
+    "a_summary_quoting_two_conclusions_of_the_thinking": Case(
+        "max_summary_thinking_lines",
+        _summary(
+            lambda text: (
+                "To summarise:\n\n"
+                + "\n".join([line for line in parse_completion(text).reasoning.split("\n") if len(line) > 40][-2:])
+            )
+        ),
+    ),
     "an_extra_open_line": Case("max_header_lines", _code(_header_line("open Finset", 1))),
     "three_more_hints": Case(
         "max_hint_items", _code(_hints(lambda h: h + ", sq_nonneg (1 : ℝ), sq_nonneg (2 : ℝ), sq_nonneg (3 : ℝ)"))
@@ -298,4 +438,4 @@ def test_a_look_alike_keeps_the_full_score(sample: list[Row], name: str) -> None
     case = LOOK_ALIKES[name]
     applied, _, lost = full_score_split(sample, case.edit)
     assert applied >= 20, f"{name} applied to only {applied} rows"
-    assert not lost, f"{name} lost the full score on {len(lost)}/{applied}, e.g. {lost[:3]}"
+    assert len(lost) <= case.most_lost, f"{name} lost the full score on {len(lost)}/{applied}, e.g. {lost[:3]}"

@@ -56,8 +56,9 @@ class FormatConfig:
             block of at least 20 characters. A loop of a paragraph of short lines escapes the per-line counts.
         max_long_line_repeats: Most times one prose line of 80 key bytes or more (a sentence, not a formula) may
             occur, digit for digit: a long sentence written again and again across the thinking.
-        max_passage_repeats: Most times one prose paragraph of two lines or more (80 key bytes or more) may occur,
-            digit for digit, wherever its copies are: a passage written again and again across the thinking.
+        max_passage_repeats: Most times one prose paragraph of two lines or more (80 key bytes or more), or one
+            pair of long prose lines in a row, may occur, digit for digit, wherever its copies are: a passage written
+            again and again across the thinking, on its own or glued to the paragraph before each copy.
         max_duplicate_line_share: Most share of the distinct long prose lines that occur more than once, digit for
             digit (by keys, digits deleted, first; judged from four such lines on): the whole thinking, or every
             paragraph, written twice repeats all of them; a passage looped four times, a few.
@@ -119,9 +120,11 @@ class FormatConfig:
         max_summary_chars: Most characters (stripped) between `</think>` and the final Lean block.
         max_summary_blocks: Most fenced blocks in the summary between the thinking and the final Lean block: the
             final code pasted there again in a ```` ```tactics ```` or a bare fence is code twice.
-        max_summary_copied_lines: Most lines of the summary (12 characters or more) that are lines of the thinking's
-            prose or of the final code (spacing and case aside): the code pasted there unfenced, or the thinking's end
-            pasted again, is a copy, not a summary.
+        max_summary_code_lines: Most lines of the summary (12 key bytes or more, list markers, quote marks and
+            backticks aside) that are lines of the final code: the code pasted there unfenced, indented, as a list or
+            in a `~~~` fence is code twice.
+        max_summary_thinking_lines: Most lines of the summary (the same way) that are prose lines of the thinking: a
+            summary may restate a conclusion or two; the thinking's end pasted again is a copy.
         max_summary_line_repeats: Most times one non-blank line may occur in that summary.
         max_summary_boxed: Most boxed answers (LaTeX `boxed` commands) in that summary.
         max_trailing_whitespace: Most whitespace characters after the final Lean block.
@@ -146,14 +149,18 @@ class FormatConfig:
         max_code_declarations: Most declarations in the final code (the theorem and its helpers).
         max_declaration_copies: Most theorems, lemmas and examples of the final code that state and prove the same
             thing (names aside): the theorem pasted again as ten `example`s is padding Lean accepts.
-        max_filler_tactics: Most tactics that do nothing (`skip`, `trace_state`, a `have` of `True`) in the final
-            code and the tactic blocks together: Lean accepts `skip` after every line.
-        max_try_tactics: Most `try` tactics in the final code: `try norm_num` after every line is padding Lean accepts.
-        max_header_lines: Most non-blank lines of the final code outside its declarations (imports, options, `open`,
-            commands such as `#check`): `import Mathlib` or `#check` written hundreds of times is padding.
+        max_filler_tactics: Most tactics that do nothing (`skip`, `trace_state`, `trace "..."`, `show _`,
+            `rotate_left 0`, `iterate 0 ...`, a `have` of `True`) in the final code and the tactic blocks together:
+            Lean accepts `skip` after every line.
+        max_try_tactics: Most tactics of the final code that may do nothing without failing (`try`, `repeat`,
+            `iterate`, `first`): `try norm_num` after every line is padding Lean accepts.
+        max_header_lines: Most non-blank lines of the final code outside its declarations (imports, options, `open`).
+        max_header_repeats: Most times one line may occur there: `import Mathlib` written 500 times is padding.
+        max_code_commands: Most `#` commands (`#check`, `#eval`, `#print`, ...) anywhere in the final code, on one
+            line or many: `#check` written hundreds of times is padding.
         max_hint_items: Most items in one bracketed list of the final proof (`nlinarith [...]`, `simp [...]`).
-        max_duplicate_hints: Most items of one bracketed list of the final proof that repeat an earlier item of it
-            (rewrite lists aside, which may rewrite with one lemma again and again).
+        max_duplicate_hints: Most items of one hint list of the final proof (`nlinarith`, `linarith`, `positivity`,
+            `polyrith`) that repeat an earlier item of it.
         max_code_literal_chars: Most characters in string and character literals of the final code, and in names
             that hold text (`«...»`, or a name of more than 80 characters).
         max_helper_chars: Most non-whitespace characters of the final code between its header and the last
@@ -209,7 +216,8 @@ class FormatConfig:
     min_tactic_name_coverage: float | None = 0.5
     max_summary_chars: int | None = 2_000
     max_summary_line_repeats: int | None = 3
-    max_summary_copied_lines: int | None = 1
+    max_summary_code_lines: int | None = 1
+    max_summary_thinking_lines: int | None = 4
     max_summary_blocks: int | None = 0
     max_summary_boxed: int | None = 3
     max_trailing_whitespace: int | None = 32
@@ -226,8 +234,10 @@ class FormatConfig:
     max_code_declarations: int | None = 12
     max_declaration_copies: int | None = 2
     max_filler_tactics: int | None = 0
-    max_try_tactics: int | None = 4
-    max_header_lines: int | None = 12
+    max_try_tactics: int | None = 8
+    max_header_lines: int | None = 30
+    max_header_repeats: int | None = 2
+    max_code_commands: int | None = 2
     max_hint_items: int | None = 40
     max_duplicate_hints: int | None = 2
     max_code_literal_chars: int | None = 200

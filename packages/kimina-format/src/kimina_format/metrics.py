@@ -57,12 +57,21 @@ _DIGITS = re.compile(r"\d+")
 _JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
 # A tactic that does nothing: `skip`, or a `have` of `True`. (A `have` of `(n : ℝ) = (n : ℝ)` is not one: real proofs
 # write such casts.)
-_FILLER = re.compile(r"(?<![\w.'])(?:skip|trace_state)(?![\w'])|\bhave\b[^:\n]*:\s*True\s*:=")
-_TRY = re.compile(r"(?<![\w.'])try(?![\w'])")
-_LIST = re.compile(r"\[([^\[\]]*)\]")
-# A rewrite may use one lemma again and again (`rw [Finset.sum_range_succ, Finset.sum_range_succ, ...]`).
-_REWRITE_BEFORE = re.compile(r"\b(?:rw|rwa|rewrite|erw|nth_rw|nth_rewrite|simp_rw|rw_mod_cast)(?:\s+\d+)*\s*$")
+_FILLER = re.compile(
+    r"(?<![\w.'])(?:skip|trace_state|show\s+_|rotate_(?:left|right)\s+0|iterate\s+0)(?![\w'])"
+    r"|(?<![\w.'])trace\s+\"|\bhave\b[^:\n]*:\s*True\s*:="
+)
+_FILLER_WORDS = ("skip", "True", "trace", "show", "rotate_", "iterate")
+_TRY = re.compile(r"(?<![\w.'])(?:try|repeat|iterate|first)(?![\w'])")
+_TRY_WORDS = ("try", "repeat", "iterate", "first")
+_COMMAND = re.compile(r"(?<![\w.'#])#[a-z_]+")
+# A list with one level of lists inside (`[h, ([] : List ℕ)]`) is one list.
+_LIST = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]")
+# Hint lists of the arithmetic tactics, where an item written twice adds nothing (a rewrite or `simp only` list may
+# use one lemma again and again: `rw [Finset.sum_range_succ, Finset.sum_range_succ]`).
+_HINTS_BEFORE = re.compile(r"\b(?:nlinarith|linarith|positivity|polyrith)!?\s*$")
 _MIN_SUMMARY_COPY = 12  # key bytes of a summary line that copies one (`Answer:` or `∎` may stand anywhere)
+_QUOTE_MARKS = b"-*>.)`#"  # list markers, quote marks and backticks (digits are no part of a key)
 # The declarations `max_declaration_copies` compares: those that prove something.
 _PROVED = THEOREM_KEYWORDS | {"example"}
 _MIN_REPEATED_BLOCK = 20  # a fenced block shorter than this (`simp`, `norm_num`) may be tried again and again
@@ -86,6 +95,7 @@ _LEAN_BYTES = frozenset(word.encode() for word in _LEAN_WORDS)
 _NON_ASCII_WORDS = re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f" + _CJK + "]")
 # How many such words make a tactic-block line a sentence (`does linarith work here?`, `Check the bound.`).
 _WORDED = 2
+_CODE_MARKS = (":=", "⟨", "←", "=>", "↦")  # Lean syntax no sentence writes: the words of such a line are names
 # A hypothesis name (`hab`, `hpos`, `hsum`): a word, but Lean's.
 _HYPOTHESIS = re.compile(r"h[a-z]{1,5}")
 # Markdown or LaTeX in a tactic block: a heading, bold, `\(` or `\[`; or CJK characters (Lean names never use them).
@@ -155,7 +165,8 @@ class FormatMetrics:
         long_line_repeats: Occurrences of the most repeated prose line of 80 key bytes or more (digits kept), when
             more than `max_long_line_repeats` (0 otherwise).
         passage_repeats: Occurrences of the most repeated prose paragraph of two lines or more and 80 key bytes or
-            more (digits kept), when more than `max_passage_repeats` (0 otherwise).
+            more, or pair of long prose lines in a row (digits kept), when more than `max_passage_repeats` (0
+            otherwise).
         duplicate_line_share: Share of the distinct long prose lines that occur more than once, digit for digit,
             when over `max_duplicate_line_share` by keys with four such lines at least (0 otherwise).
         consecutive_repeats: Copies in a row of the most looped passage of long prose lines (1: no loop).
@@ -186,8 +197,10 @@ class FormatMetrics:
         block_loop_repeats: Copies in a row of the most looped passage of steps of the thinking (a tactic or Lean
             block with the prose before it), when more than `max_block_loop_repeats` (0 otherwise).
         summary_line_repeats: Occurrences of the most repeated non-blank line of the summary.
-        summary_copied_lines: Lines of the summary whose key (case folded, spaces and digits deleted; 12 bytes or
-            more) is that of a prose line of the thinking or of a line of the final code.
+        summary_code_lines: Lines of the summary whose key (case folded, spaces and digits deleted, list markers,
+            quote marks and backticks stripped; 12 bytes or more) is that of a line of the final code.
+        summary_thinking_lines: Lines of the summary whose key (the same way) is that of a prose line of the
+            thinking.
         summary_boxed: Boxed answers (LaTeX `boxed` commands) in the summary.
         summary_blocks: Fenced blocks in the summary (the final Lean block is the only code after the thinking).
         junk_lines: Prose lines after the first that are not words (see `FormatConfig.max_junk_lines`).
@@ -241,12 +254,15 @@ class FormatMetrics:
         declaration_copies: Most theorems, lemmas and examples of the final code with one statement and proof (their
             names aside, spacing deleted; 1 when none is written twice).
         filler_tactics: Tactics that do nothing in the final code and the tactic blocks, comments aside: `skip`,
-            `trace_state` and a `have` of `True`.
-        try_tactics: `try` tactics in the final code, comments aside.
+            `trace_state`, `trace "..."`, `show _`, `rotate_left 0`, `iterate 0 ...` and a `have` of `True`.
+        try_tactics: Tactics of the final code that may do nothing without failing (`try`, `repeat`, `iterate`,
+            `first`), comments aside.
         header_lines: Non-blank lines of the final code outside its declarations and comments.
+        header_repeats: Occurrences of the most repeated of those lines.
+        code_commands: `#` commands (`#check`, `#eval`, ...) in the final code, comments aside.
         hint_items: Items in the longest bracketed list of the final proof.
-        duplicate_hints: Most items of one bracketed list of the final proof (rewrite lists aside) that repeat an
-            earlier item of that list.
+        duplicate_hints: Most items of one hint list of the final proof (`nlinarith`, `linarith`, `positivity`,
+            `polyrith`) that repeat an earlier item of that list.
         code_literal_chars: Characters in the string literals, the `«»` names and the names of more than 80
             characters of the final code.
         helper_chars: Non-whitespace characters of the final code's declarations before its last theorem.
@@ -281,7 +297,8 @@ class FormatMetrics:
     inline_repeats: int = 0
     block_loop_repeats: int = 0
     summary_line_repeats: int = 0
-    summary_copied_lines: int = 0
+    summary_code_lines: int = 0
+    summary_thinking_lines: int = 0
     summary_boxed: int = 0
     summary_blocks: int = 0
     junk_lines: int = 0
@@ -322,6 +339,8 @@ class FormatMetrics:
     filler_tactics: int = 0
     try_tactics: int = 0
     header_lines: int = 0
+    header_repeats: int = 0
+    code_commands: int = 0
     hint_items: int = 0
     duplicate_hints: int = 0
     code_literal_chars: int = 0
@@ -418,7 +437,7 @@ def measure(
         "thinking_chars": thinking_chars,
         "summary_chars": len(summary_text),
         "summary_line_repeats": _most_repeated_line(summary) if "\n" in summary_text else 0,
-        "summary_copied_lines": _summary_copies(summary_text, repetition, code),
+        **_summary_copies(summary_text, repetition, code),
         "summary_boxed": summary.count("\\boxed"),
         "summary_blocks": _summary_blocks(completion),
         "block_loop_repeats": _block_loop(completion, config.max_block_loop_repeats),
@@ -469,7 +488,6 @@ def measure(
     prose_copies = _prose_copies(repetition, final)
     copied = _copied_chars(blocks, final) + prose_copies
     declarations, literal_chars, helper_chars = _code_padding(final)
-    try_tactics, header_lines, hint_items, duplicate_hints = _proof_padding(final)
     metrics.update(
         code_lines=final.code_lines,
         proof_lines=len(final.body),
@@ -498,10 +516,7 @@ def measure(
         code_declarations=declarations,
         declaration_copies=_declaration_copies(final.source) if declarations > 1 else declarations,
         code_literal_chars=literal_chars,
-        try_tactics=try_tactics,
-        header_lines=header_lines,
-        hint_items=hint_items,
-        duplicate_hints=duplicate_hints,
+        **_proof_padding(final),
         helper_chars=helper_chars,
     )
     return _metrics(metrics)
@@ -719,32 +734,41 @@ def _filler_tactics(code: str, block_lines: list[str]) -> int:
     """Tactics that do nothing in the final `code` (comments blanked) and the tactic blocks' `block_lines`."""
     text = "\n".join([code, *block_lines])
     # The regex has no literal to skip ahead to; the two words it needs are found in C first (real proofs have none).
-    gate = "skip" in text or "True" in text or "trace_state" in text
-    return len(_FILLER.findall(text)) if gate else 0
+    return len(_FILLER.findall(text)) if any(word in text for word in _FILLER_WORDS) else 0
 
 
-def _summary_copies(summary: str, repetition: Repetition, code: str | None) -> int:
-    """Lines of the summary that copy a prose line of the thinking or a line of the final code, by their keys.
+def _summary_copies(summary: str, repetition: Repetition, code: str | None) -> dict[str, int]:
+    """`summary_code_lines` and `summary_thinking_lines`: the summary's lines that copy the final code or the prose.
 
-    The prose's counts hold the summary's own lines too: a line copies the thinking when the prose has it more often
-    than the summary does.
+    Lines are compared by their keys, with list markers, quote marks and backticks stripped. The prose's counts hold
+    the summary's own lines too: a line copies the thinking when the prose has it more often than the summary does.
     """
+    copies = {"summary_code_lines": 0, "summary_thinking_lines": 0}
     if not summary:
-        return 0
+        return copies
     own = Counter(line_keys(summary))
     keys = [key for key in own.elements() if len(key) >= _MIN_SUMMARY_COPY]
     if not keys:
-        return 0
-    code_keys = set(line_keys(code)) if code else set()
+        return copies
+    code_keys = {key.strip(_QUOTE_MARKS) for key in line_keys(code)} if code else set()
     prose = repetition.key_counts
-    return sum(1 for key in keys if key in code_keys or prose[key] > own[key])
+    for key in keys:
+        bare = key.strip(_QUOTE_MARKS)
+        if bare in code_keys:
+            copies["summary_code_lines"] += 1
+        elif prose[key] > own[key] or (bare != key and prose[bare] > 0):
+            copies["summary_thinking_lines"] += 1
+    return copies
 
 
-def _proof_padding(final: LeanParts) -> tuple[int, int, int, int]:
-    """`try_tactics`, `header_lines`, `hint_items` and `duplicate_hints` of the final code (see `FormatMetrics`)."""
+def _proof_padding(final: LeanParts) -> dict[str, int]:
+    """The final code's padding measures (see `FormatMetrics`).
+
+    They are `try_tactics`, `header_lines`, `header_repeats`, `code_commands`, `hint_items` and `duplicate_hints`.
+    """
     code = final.code
-    tries = len(_TRY.findall(code)) if "try" in code else 0
-    header = sum(1 for line in final.header if line.strip())
+    tries = len(_TRY.findall(code)) if any(word in code for word in _TRY_WORDS) else 0
+    header = Counter(filter(None, map(str.strip, final.header)))
     body = "\n".join(final.body)
     items = duplicates = 0
     if "[" in body:
@@ -752,12 +776,16 @@ def _proof_padding(final: LeanParts) -> tuple[int, int, int, int]:
             hints = [hint for hint in map(str.strip, found.group(1).split(",")) if hint]
             items = max(items, len(hints))
             repeats = len(hints) - len(set(hints))
-            if (
-                repeats > duplicates
-                and _REWRITE_BEFORE.search(body[max(found.start() - 40, 0) : found.start()]) is None
-            ):
+            if repeats > duplicates and _HINTS_BEFORE.search(body[max(found.start() - 40, 0) : found.start()]):
                 duplicates = repeats
-    return tries, header, items, duplicates
+    return {
+        "try_tactics": tries,
+        "header_lines": header.total(),
+        "header_repeats": max(header.values(), default=0),
+        "code_commands": len(_COMMAND.findall(code)) if "#" in code else 0,
+        "hint_items": items,
+        "duplicate_hints": duplicates,
+    }
 
 
 def _code_padding(final: LeanParts) -> tuple[int, int, int]:
@@ -882,6 +910,8 @@ def _worded_lines(lines: list[str], code_words: set[bytes], *, english: bool) ->
         return 0
     found = 0
     for line in lines:
+        if any(mark in line for mark in _CODE_MARKS):
+            continue  # binders or a term (`obtain ⟨quotient, remainder⟩ := ...`): names, not words
         worded = len({word for word in _WORD.findall(line) if word in words}) >= _WORDED
         if (worded or _MARKUP.search(line) is not None) and not _is_prose("\n" + line, english=english):
             found += 1

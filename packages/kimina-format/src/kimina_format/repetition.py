@@ -11,7 +11,7 @@ import re
 import string
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from functools import lru_cache
 from itertools import compress, repeat
 from operator import add, getitem, itemgetter, ne, or_
@@ -251,9 +251,39 @@ def measure_repetition(
         _often_repeated(counts, most, config.max_often_repeated_lines, text),
         inline,
         _duplicate_share(long, counts, key_lines, config, text),
-        _passage_repeats(keys, line_counts, key_lines, config, text),
+        max(
+            _passage_repeats(keys, line_counts, key_lines, config, text),
+            _pair_repeats(long, key_lines, config, text),
+        ),
         _long_line_repeats(counts, key_lines, most, config.max_long_line_repeats, text),
     )
+
+
+def _pair_repeats(long: list[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]) -> int:
+    """Occurrences of the most repeated pair of two different long lines in a row, when over `max_passage_repeats`.
+
+    Short lines between them aside: a passage glued to whatever paragraph comes before each copy has no paragraph of
+    its own, but its lines follow each other in every copy. Counted by keys in C first, then confirmed digit for
+    digit, so cases worked one by one (`n = 3:` and `n = 4:` with the same words around new numbers) are different
+    pairs; a line written again and again in a row is a loop of one line (`max_consecutive_repeats`), not a pair.
+    """
+    limit = config.max_passage_repeats
+    if limit is None or len(long) <= limit + 1 or _most_pairs(long, limit) <= limit:
+        return 0
+    least = config.repetition_min_chars
+    lines = text().split("\n")
+    exact = ["".join(line.lower().split()) for line, key in zip(lines, key_lines, strict=True) if len(key) >= least]
+    most = _most_pairs(exact, limit)
+    return most if most > limit else 0
+
+
+def _most_pairs(lines: Sequence[Hashable], limit: int) -> int:
+    """Occurrences of the most frequent pair of two different `lines` in a row, when over `limit` (else at most it)."""
+    pairs = Counter(zip(lines, lines[1:], strict=False))
+    most = max(pairs.values(), default=0)
+    if most <= limit:
+        return most  # in C: no pair at all is over the limit
+    return max((n for (first, second), n in pairs.items() if first != second), default=0)
 
 
 def _long_line_repeats(

@@ -92,12 +92,17 @@ def final_code_block(c: Completion, m: FormatMetrics, config: FormatConfig) -> l
         violations.append(
             Violation(Code.SUMMARY_REPEATS, f"a summary line occurs {m.summary_line_repeats} times (limit {most})")
         )
-    most = config.max_summary_copied_lines
-    if most is not None and m.summary_copied_lines > most:
+    most = config.max_summary_code_lines
+    if most is not None and m.summary_code_lines > most:
+        violations.append(
+            Violation(Code.SUMMARY_REPEATS, f"{m.summary_code_lines} summary lines copy the final code (limit {most})")
+        )
+    most = config.max_summary_thinking_lines
+    if most is not None and m.summary_thinking_lines > most:
         violations.append(
             Violation(
                 Code.SUMMARY_REPEATS,
-                f"{m.summary_copied_lines} summary lines copy lines of the thinking or the final code (limit {most})",
+                f"{m.summary_thinking_lines} summary lines copy prose lines of the thinking (limit {most})",
             )
         )
     most = config.max_summary_boxed
@@ -246,7 +251,7 @@ def _spread_repetition(m: FormatMetrics, config: FormatConfig) -> list[Violation
         violations.append(
             Violation(
                 Code.PARAGRAPH_REPEATS,
-                f"a paragraph of two lines or more occurs {m.passage_repeats} times in the thinking (limit {limit})",
+                f"a passage of two lines or more occurs {m.passage_repeats} times in the thinking (limit {limit})",
             )
         )
     limit = config.max_often_repeated_lines
@@ -574,15 +579,34 @@ def code_padding(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[
     most = config.max_try_tactics
     if most is not None and m.try_tactics > most:
         violations.append(
-            Violation(Code.CODE_PADDING, f"{m.try_tactics} `try` tactics in the final code (limit {most})")
+            Violation(
+                Code.CODE_PADDING,
+                f"{m.try_tactics} tactics that may do nothing (`try`, `repeat`, `iterate`, `first`) in the final code"
+                f" (limit {most})",
+            )
         )
     most = config.max_header_lines
     if most is not None and m.header_lines > most:
         violations.append(
             Violation(
                 Code.CODE_PADDING,
-                f"{m.header_lines} lines of the final code outside its declarations (imports, options, commands;"
-                f" limit {most})",
+                f"{m.header_lines} lines of the final code outside its declarations (imports, options; limit {most})",
+            )
+        )
+    most = config.max_header_repeats
+    if most is not None and m.header_repeats > most:
+        violations.append(
+            Violation(
+                Code.CODE_PADDING,
+                f"a line outside the final code's declarations occurs {m.header_repeats} times (limit {most})",
+            )
+        )
+    most = config.max_code_commands
+    if most is not None and m.code_commands > most:
+        violations.append(
+            Violation(
+                Code.CODE_PADDING,
+                f"{m.code_commands} `#` commands (`#check`, `#eval`, ...) in the final code (limit {most})",
             )
         )
     most = config.max_hint_items
