@@ -61,12 +61,13 @@ _FILLER = re.compile(
     r"(?<![\w.'])(?:skip|trace_state|show\s+_|rotate_(?:left|right)\s+0|iterate\s+0)(?![\w'])"
     r"|(?<![\w.'])trace\s+\"|\bhave\b[^:\n]*:\s*True\s*:="
 )
-_FILLER_WORDS = ("skip", "True", "trace", "show", "rotate_", "iterate")
+_FILLER_WORDS = ("skip", "True", "trace", "rotate_")
+_SHOW_HOLE = re.compile(r"show\s+_")
+_ITERATE_NONE = re.compile(r"iterate\s+0")
 _TRY = re.compile(r"(?<![\w.'])(?:try|repeat|iterate|first)(?![\w'])")
 _TRY_WORDS = ("try", "repeat", "iterate", "first")
 _COMMAND = re.compile(r"(?<![\w.'#])#[a-z_]+")
-# A list with one level of lists inside (`[h, ([] : List ℕ)]`) is one list.
-_LIST = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]")
+_LIST = re.compile(r"\[([^\[\]]*)\]")
 # Hint lists of the arithmetic tactics, where an item written twice adds nothing (a rewrite or `simp only` list may
 # use one lemma again and again: `rw [Finset.sum_range_succ, Finset.sum_range_succ]`).
 _HINTS_BEFORE = re.compile(r"\b(?:nlinarith|linarith|positivity|polyrith)!?\s*$")
@@ -733,8 +734,11 @@ def _declaration_copies(code: str) -> int:
 def _filler_tactics(code: str, block_lines: list[str]) -> int:
     """Tactics that do nothing in the final `code` (comments blanked) and the tactic blocks' `block_lines`."""
     text = "\n".join([code, *block_lines])
-    # The regex has no literal to skip ahead to; the two words it needs are found in C first (real proofs have none).
-    return len(_FILLER.findall(text)) if any(word in text for word in _FILLER_WORDS) else 0
+    # The regex has no literal to skip ahead to: what it needs is found in C first (real proofs have none of it).
+    # `show` and `iterate` are common tactics, so for them the gate is a regex that starts with the word.
+    gate = any(word in text for word in _FILLER_WORDS) or ("show" in text and _SHOW_HOLE.search(text) is not None)
+    gate = gate or ("iterate" in text and _ITERATE_NONE.search(text) is not None)
+    return len(_FILLER.findall(text)) if gate else 0
 
 
 def _summary_copies(summary: str, repetition: Repetition, code: str | None) -> dict[str, int]:
@@ -771,12 +775,17 @@ def _proof_padding(final: LeanParts) -> dict[str, int]:
     header = Counter(filter(None, map(str.strip, final.header)))
     body = "\n".join(final.body)
     items = duplicates = 0
-    if "[" in body:
-        for found in _LIST.finditer(body):
+    texts = [body] if "[" in body else []
+    if texts and body.count("[") > len(_LIST.findall(body)):
+        # A list inside a list (`[h, ([] : List ℕ)]`) hides the outer one from the regex: it is read again with the
+        # innermost lists blanked, so each is one item of the list around it.
+        texts.append(_LIST.sub("∅", body))
+    for text in texts:
+        for found in _LIST.finditer(text):
             hints = [hint for hint in map(str.strip, found.group(1).split(",")) if hint]
             items = max(items, len(hints))
             repeats = len(hints) - len(set(hints))
-            if repeats > duplicates and _HINTS_BEFORE.search(body[max(found.start() - 40, 0) : found.start()]):
+            if repeats > duplicates and _HINTS_BEFORE.search(text[max(found.start() - 40, 0) : found.start()]):
                 duplicates = repeats
     return {
         "try_tactics": tries,

@@ -252,14 +252,16 @@ def measure_repetition(
         inline,
         _duplicate_share(long, counts, key_lines, config, text),
         max(
-            _passage_repeats(keys, line_counts, key_lines, config, text),
-            _pair_repeats(long, key_lines, config, text),
+            _passage_repeats(keys, line_counts, top_line, key_lines, config, text),
+            _pair_repeats(long, most, key_lines, config, text),
         ),
         _long_line_repeats(counts, key_lines, most, config.max_long_line_repeats, text),
     )
 
 
-def _pair_repeats(long: list[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]) -> int:
+def _pair_repeats(
+    long: list[bytes], most: int, key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]
+) -> int:
     """Occurrences of the most repeated pair of two different long lines in a row, when over `max_passage_repeats`.
 
     Short lines between them aside: a passage glued to whatever paragraph comes before each copy has no paragraph of
@@ -268,7 +270,8 @@ def _pair_repeats(long: list[bytes], key_lines: list[bytes], config: FormatConfi
     pairs; a line written again and again in a row is a loop of one line (`max_consecutive_repeats`), not a pair.
     """
     limit = config.max_passage_repeats
-    if limit is None or len(long) <= limit + 1 or _most_pairs(long, limit) <= limit:
+    # Each line of a pair written `n` times is written `n` times: `most` (the most repeated long line) rules most out.
+    if limit is None or most <= limit or _most_pairs(long, limit) <= limit:
         return 0
     least = config.repetition_min_chars
     lines = text().split("\n")
@@ -308,7 +311,12 @@ def _long_line_repeats(
 
 
 def _passage_repeats(
-    keys: bytes, line_counts: Counter[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]
+    keys: bytes,
+    line_counts: Counter[bytes],
+    top_line: int,
+    key_lines: list[bytes],
+    config: FormatConfig,
+    text: Callable[[], str],
 ) -> int:
     """Occurrences of the most repeated passage (a paragraph of two lines or more), when over `max_passage_repeats`.
 
@@ -321,7 +329,7 @@ def _passage_repeats(
     """
     limit = config.max_passage_repeats
     least = 2 * config.repetition_min_chars
-    if limit is None:
+    if limit is None or top_line <= limit:  # `top_line`: how often the most repeated line occurs
         return 0
     often = [len(key) for key, n in line_counts.items() if n > limit]
     if len(often) < 2 or sum(often) < least:
