@@ -233,7 +233,7 @@ def measure_repetition(
         period,
         max(
             _near_duplicates(counts, config.near_duplicate_min_chars),
-            _reordered_copies(counts, config.near_duplicate_min_chars, config.max_near_duplicates),
+            _reordered_copies(long, config.near_duplicate_min_chars, config.max_near_duplicates),
         ),
         blank_lines,
         counts,
@@ -320,22 +320,25 @@ def _passage_repeats(
 ) -> int:
     """Occurrences of the most repeated passage (a paragraph of two lines or more), when over `max_passage_repeats`.
 
-    A passage holds at least twice `repetition_min_chars` key bytes.
-    Such a paragraph written `n` times writes each of its lines `n` times, so only a thinking whose lines written
-    more than the bound (`line_counts`, every line's key) hold two lines and that many bytes is looked at, and
-    then only when a paragraph's keys (`keys` split at blank lines, in C) occur that often. Paragraphs are the
-    stretches between blank keys; they are confirmed on their lines (case folded, spaces deleted, digits kept), so
-    cases worked one by one (`n = 3:` and `n = 4:` with the same words) differ.
+    A passage holds at least twice `repetition_min_chars` key bytes. Such a paragraph written `n` times writes each
+    of its lines `n` times (`line_counts` holds every line's key, `top_line` the most any occurs: two lines of that
+    many bytes must occur more than the bound), and its keys occur `n` times among the paragraphs of `keys` (split
+    at blank lines, in C). Only then are paragraphs, the stretches between blank keys, confirmed on their lines
+    (case folded, spaces deleted, digits kept), so cases worked one by one (`n = 3:` and `n = 4:` with the same
+    words) differ.
     """
     limit = config.max_passage_repeats
     least = 2 * config.repetition_min_chars
-    if limit is None or top_line <= limit:  # `top_line`: how often the most repeated line occurs
+    if limit is None or top_line <= limit:
         return 0
     often = [len(key) for key, n in line_counts.items() if n > limit]
     if len(often) < 2 or sum(often) < least:
         return 0
     # Stripped: three newlines in a row leave one on the paragraph after them.
     by_keys = Counter(map(bytes.strip, keys.split(b"\n\n"), repeat(b"\n")))
+    by_keys.pop(b"", None)
+    if max(by_keys.values(), default=0) <= limit:
+        return 0
     if not any(n > limit and len(key) >= least and b"\n" in key for key, n in by_keys.items()):
         return 0
     paragraphs: Counter[tuple[str, ...]] = Counter()
@@ -1210,27 +1213,22 @@ def _near_duplicates(counts: Counter[bytes], min_chars: int) -> int:
     return max(head_counts[h] + tail_counts[t] - both[h, t] for h, t in zip(heads, tails, strict=True))
 
 
-def _reordered_copies(counts: Counter[bytes], min_chars: int, limit: int | None) -> int:
+def _reordered_copies(long: list[bytes], min_chars: int, limit: int | None) -> int:
     """Most lines of at least `min_chars` bytes that hold one line's sentences in some order, when over `limit`.
 
     A paragraph written again with its sentences shuffled shares no opening or ending with the first copy, but its
-    key has the same length. The gate is in C: only lines of a length that more than `limit` long lines have are
-    compared, by their sentences sorted (0 when none is over `limit`).
+    key has the same length. The gate is in C: only lines of a length that more than `limit` of the `long` lines
+    (every long line's key, in order) have are compared, by their sentences sorted (0 when none is over `limit`).
     """
     if limit is None:
         return 0
-    units = [key for key in counts if len(key) >= min_chars]
-    if sum(map(counts.__getitem__, units)) <= limit:
+    lines = list(compress(long, map(min_chars.__le__, map(len, long))))
+    if len(lines) <= limit:
         return 0
-    lengths: Counter[int] = Counter()
-    for key in units:
-        lengths[len(key)] += counts[key]
+    lengths = Counter(map(len, lines))
     if max(lengths.values()) <= limit:
         return 0
-    bags: Counter[tuple[bytes, ...]] = Counter()
-    for key in units:
-        if lengths[len(key)] > limit:
-            bags[tuple(sorted(_SENTENCE_END.split(key)))] += counts[key]
+    bags = Counter(tuple(sorted(_SENTENCE_END.split(key))) for key in lines if lengths[len(key)] > limit)
     most = max(bags.values())
     return most if most > limit else 0
 
