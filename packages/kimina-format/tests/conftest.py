@@ -27,6 +27,17 @@ def passing_rows(real_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+@pytest.fixture(scope="session")
+def full_score_rows(real_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The real completions that keep the full score (1.0: no rule broken and no length penalty).
+
+    The red-team attacks edit them and assert that no row keeps it; each look-alike, that every row does.
+    """
+    rows = [r for r in real_rows if check_format(r["completion"], formal_statement=r["formal_statement"]).score == 1.0]
+    assert len(rows) >= 180
+    return rows
+
+
 Builder = Callable[..., str]
 
 

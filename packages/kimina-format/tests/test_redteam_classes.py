@@ -18,7 +18,6 @@ accepts, is left as a hole of both.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import textwrap
@@ -27,8 +26,8 @@ from typing import Any, NamedTuple
 
 import pytest
 from kimina_format import check_format, parse_completion
-from kimina_format.testing import data_file, full_score_split, prose_lines, xfail_params
 from kimina_format.testing import final_code_of as _code
+from kimina_format.testing import full_score_split, prose_lines, xfail_params
 from kimina_format.testing import thinking_of as _thinking
 from kimina_format.testing import with_final_code as _with_code
 from kimina_format.testing import with_thinking as _replace_thinking
@@ -57,16 +56,6 @@ LEAD_INS = (
 AUX_DEF = "def kimina_aux (n : ℕ) : ℕ := n + 1\n\n"
 AUX_HELPER = "theorem kimina_helper (n : ℕ) : kimina_aux n = n + 1 := by\n"
 AUX_LEMMA = "lemma kimina_aux_pos (n : ℕ) : 0 < kimina_aux n := by\n  simp [kimina_aux]\n"
-
-
-@pytest.fixture(scope="module")
-def sample() -> list[Row]:
-    """The real completions that keep the full score (1.0: no rule broken and no length penalty)."""
-    lines = data_file("kimina_completions.jsonl").read_text(encoding="utf-8").splitlines()
-    rows = [json.loads(line) for line in lines if line.strip()]
-    full = [r for r in rows if check_format(r["completion"], formal_statement=r["formal_statement"]).score == 1.0]
-    assert len(full) >= 180
-    return full
 
 
 # --- the parts of a completion --------------------------------------------------------------------------------------
@@ -768,18 +757,18 @@ LOOK_ALIKES: dict[str, Case] = {
 
 
 @pytest.mark.parametrize("name", xfail_params(ATTACKS))
-def test_an_attack_loses_the_full_score(sample: list[Row], name: str) -> None:
+def test_an_attack_loses_the_full_score(full_score_rows: list[Row], name: str) -> None:
     case = ATTACKS[name]
-    applied, kept, _ = full_score_split(sample, case.edit)
+    applied, kept, _ = full_score_split(full_score_rows, case.edit)
     if applied < 20:  # not an AssertionError: an xfail must fail on its verdicts, not on an empty selection
         raise RuntimeError(f"{name} applies to {applied} rows only")
     assert not kept, f"{case.drift}: {case.why}: {len(kept)} of {applied} keep the full score, e.g. {kept[:3]}"
 
 
 @pytest.mark.parametrize("name", xfail_params(LOOK_ALIKES))
-def test_a_look_alike_keeps_the_full_score(sample: list[Row], name: str) -> None:
+def test_a_look_alike_keeps_the_full_score(full_score_rows: list[Row], name: str) -> None:
     case = LOOK_ALIKES[name]
-    applied, _, lost = full_score_split(sample, case.edit)
+    applied, _, lost = full_score_split(full_score_rows, case.edit)
     if applied < 20:
         raise RuntimeError(f"{name} applies to {applied} rows only")
     assert not lost, f"{case.drift}: {case.why}: {len(lost)} of {applied} lose the full score, e.g. {lost[:3]}"

@@ -10,16 +10,14 @@ healthy edit beside it, asserts that every row keeps it.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import pytest
-from kimina_format import check_format, parse_completion
+from kimina_format import parse_completion
 from kimina_format.testing import (
-    data_file,
     final_code_of,
     full_score_split,
     thinking_of,
@@ -29,16 +27,6 @@ from kimina_format.testing import (
 
 Row = dict[str, Any]
 Edit = Callable[[Row], "Row | None"]
-
-
-@pytest.fixture(scope="module")
-def sample() -> list[Row]:
-    """The real completions that keep the full score (1.0: no rule broken and no length penalty)."""
-    lines = data_file("kimina_completions.jsonl").read_text(encoding="utf-8").splitlines()
-    rows = [json.loads(line) for line in lines if line.strip()]
-    full = [r for r in rows if check_format(r["completion"], formal_statement=r["formal_statement"]).score == 1.0]
-    assert len(full) >= 180
-    return full
 
 
 def _edited(row: Row, text: str | None) -> Row | None:
@@ -426,16 +414,16 @@ LOOK_ALIKES: dict[str, Case] = {
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
-def test_an_attack_loses_the_full_score(sample: list[Row], name: str) -> None:
+def test_an_attack_loses_the_full_score(full_score_rows: list[Row], name: str) -> None:
     case = ATTACKS[name]
-    applied, kept, _ = full_score_split(sample, case.edit)
+    applied, kept, _ = full_score_split(full_score_rows, case.edit)
     assert applied >= 20, f"{name} applied to only {applied} rows"
     assert len(kept) <= case.most_kept, f"{name} kept the full score on {len(kept)}/{applied}, e.g. {kept[:3]}"
 
 
 @pytest.mark.parametrize("name", list(LOOK_ALIKES))
-def test_a_look_alike_keeps_the_full_score(sample: list[Row], name: str) -> None:
+def test_a_look_alike_keeps_the_full_score(full_score_rows: list[Row], name: str) -> None:
     case = LOOK_ALIKES[name]
-    applied, _, lost = full_score_split(sample, case.edit)
+    applied, _, lost = full_score_split(full_score_rows, case.edit)
     assert applied >= 20, f"{name} applied to only {applied} rows"
     assert len(lost) <= case.most_lost, f"{name} lost the full score on {len(lost)}/{applied}, e.g. {lost[:3]}"

@@ -11,16 +11,14 @@ rule responsible. A fix turns its test into an XPASS, which fails until the mark
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import pytest
-from kimina_format import check_format
-from kimina_format.testing import data_file, full_score_split, prose_lines, xfail_params
 from kimina_format.testing import final_code_of as _code
+from kimina_format.testing import full_score_split, prose_lines, xfail_params
 from kimina_format.testing import thinking_of as _thinking
 from kimina_format.testing import with_final_code as _with_code
 from kimina_format.testing import with_thinking as _replace_thinking
@@ -49,16 +47,6 @@ LONG_LEAD_INS = (
     "We proceed with the following step of the argument, which simplifies the goal a little further for us:",
     "This step of the formal proof takes care of the following part of the argument that we laid out above:",
 )
-
-
-@pytest.fixture(scope="module")
-def sample() -> list[Row]:
-    """The real completions that keep the full score (1.0: no rule broken and no length penalty)."""
-    lines = data_file("kimina_completions.jsonl").read_text(encoding="utf-8").splitlines()
-    rows = [json.loads(line) for line in lines if line.strip()]
-    full = [r for r in rows if check_format(r["completion"], formal_statement=r["formal_statement"]).score == 1.0]
-    assert len(full) >= 180
-    return full
 
 
 # --- the parts of a completion --------------------------------------------------------------------------------------
@@ -801,18 +789,18 @@ ATTACKS: dict[str, Case] = {
 
 
 @pytest.mark.parametrize("name", xfail_params(ATTACKS))
-def test_an_attack_loses_the_full_score(sample: list[Row], name: str) -> None:
+def test_an_attack_loses_the_full_score(full_score_rows: list[Row], name: str) -> None:
     case = ATTACKS[name]
-    applied, kept, _ = full_score_split(sample, case.edit)
+    applied, kept, _ = full_score_split(full_score_rows, case.edit)
     if applied < 20:  # not an AssertionError: an xfail must fail on its verdicts, not on an empty selection
         raise RuntimeError(f"{name} applies to {applied} rows only")
     assert not kept, f"{case.rule}: {case.why}: {len(kept)} of {applied} keep the full score, e.g. {kept[:3]}"
 
 
 @pytest.mark.parametrize("name", xfail_params(LOOK_ALIKES))
-def test_a_look_alike_keeps_the_full_score(sample: list[Row], name: str) -> None:
+def test_a_look_alike_keeps_the_full_score(full_score_rows: list[Row], name: str) -> None:
     case = LOOK_ALIKES[name]
-    applied, _, lost = full_score_split(sample, case.edit)
+    applied, _, lost = full_score_split(full_score_rows, case.edit)
     if applied < 20:
         raise RuntimeError(f"{name} applies to {applied} rows only")
     assert not lost, f"{case.rule}: {case.why}: {len(lost)} of {applied} lose the full score, e.g. {lost[:3]}"

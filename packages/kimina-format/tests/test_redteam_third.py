@@ -10,7 +10,6 @@ wrong is a strict xfail with its reason, as in the other red-team files.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Callable
@@ -18,8 +17,8 @@ from typing import Any, NamedTuple
 
 import pytest
 from kimina_format import check_format, parse_completion
-from kimina_format.testing import data_file, full_score_split, xfail_params
 from kimina_format.testing import final_code_of as _code
+from kimina_format.testing import full_score_split, xfail_params
 from kimina_format.testing import with_final_code as _with_code
 
 Row = dict[str, Any]
@@ -40,16 +39,6 @@ OPENING = (
     "We need to prove the statement. Let me think about which tactics apply here and how the hypotheses combine."
     " The key step is to simplify the goal with the given facts and then close it with arithmetic."
 )
-
-
-@pytest.fixture(scope="module")
-def sample() -> list[Row]:
-    """The real completions that keep the full score (1.0: no rule broken and no length penalty)."""
-    lines = data_file("kimina_completions.jsonl").read_text(encoding="utf-8").splitlines()
-    rows = [json.loads(line) for line in lines if line.strip()]
-    full = [r for r in rows if check_format(r["completion"], formal_statement=r["formal_statement"]).score == 1.0]
-    assert len(full) >= 180
-    return full
 
 
 # --- where an edit writes ----------------------------------------------------------------------------------------------
@@ -496,30 +485,30 @@ LOOK_ALIKES: dict[str, Case] = {
 
 
 @pytest.mark.parametrize("name", xfail_params(ATTACKS))
-def test_an_attack_loses_the_full_score(sample: list[Row], name: str) -> None:
+def test_an_attack_loses_the_full_score(full_score_rows: list[Row], name: str) -> None:
     case = ATTACKS[name]
-    applied, kept, _ = full_score_split(sample, case.edit)
+    applied, kept, _ = full_score_split(full_score_rows, case.edit)
     if applied < 20:  # not an AssertionError: an xfail must fail on its verdicts, not on an empty selection
         raise RuntimeError(f"{name} applies to {applied} rows only")
     assert not kept, f"{case.rule}: {case.why}: {len(kept)} of {applied} keep the full score, e.g. {kept[:3]}"
 
 
 @pytest.mark.parametrize("name", xfail_params(LOOK_ALIKES))
-def test_a_look_alike_keeps_the_full_score(sample: list[Row], name: str) -> None:
+def test_a_look_alike_keeps_the_full_score(full_score_rows: list[Row], name: str) -> None:
     case = LOOK_ALIKES[name]
-    applied, _, lost = full_score_split(sample, case.edit)
+    applied, _, lost = full_score_split(full_score_rows, case.edit)
     if applied < 20:
         raise RuntimeError(f"{name} applies to {applied} rows only")
     assert not lost, f"{case.rule}: {case.why}: {len(lost)} of {applied} lose the full score, e.g. {lost[:3]}"
 
 
-def test_hypothesis_names_and_constructors_are_no_prose(sample: list[Row]) -> None:
+def test_hypothesis_names_and_constructors_are_no_prose(full_score_rows: list[Row]) -> None:
     # Not a full-score look-alike: the tactics these lines add would change the alignment of the blocks and the proof.
     edit = _lines_in_first_block(
         ("  intro hab hbc hpos", "  rcases h with h | h", "  cases n with | zero => simp | succ k => omega")
     )
     counts = []
-    for row in sample:
+    for row in full_score_rows:
         edited = edit(dict(row))
         if edited is not None:
             counts.append(check_format(edited["completion"]).metrics.tactic_prose_lines)
@@ -527,13 +516,13 @@ def test_hypothesis_names_and_constructors_are_no_prose(sample: list[Row]) -> No
     assert not any(counts), f"{sum(map(bool, counts))} rows count a prose line"
 
 
-def test_names_the_final_code_uses_are_no_prose(sample: list[Row]) -> None:
+def test_names_the_final_code_uses_are_no_prose(full_score_rows: list[Row]) -> None:
     # A problem stated with word-named variables: the block line that develops them reads as words, but the final
     # code uses the same names outside its comments, so they are Lean's.
     line = "  have area_eq : area = width * height := by ring"
     edit = _lines_in_first_block((line, line.replace("area_eq", "total_eq").replace("area", "total")))
     counts = []
-    for row in sample:
+    for row in full_score_rows:
         edited = edit(dict(row))
         code = _code(row["completion"])
         found = re.search(r":=\s*by\s*\n(\s*)", code)

@@ -9,7 +9,6 @@ reasoning repeats: a table whose rows change in the same columns, values checked
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Callable
@@ -17,19 +16,12 @@ from typing import Any
 
 import pytest
 from kimina_format import ViolationCode, check_format
-from kimina_format.testing import data_file, prose_lines
+from kimina_format.testing import prose_lines
 
 Row = dict[str, Any]
 FILLERS = ("indeed", "clearly", "really", "surely", "again", "now", "then", "here", "also", "thus")
 COPIES = 12
 _WORD = re.compile(r"[A-Za-z][a-z']*[.,:;]?")
-
-
-@pytest.fixture(scope="module")
-def rows() -> list[Row]:
-    lines = data_file("kimina_completions.jsonl").read_text(encoding="utf-8").splitlines()
-    full = [json.loads(line) for line in lines if line.strip()]
-    return [r for r in full if check_format(r["completion"], formal_statement=r["formal_statement"]).score == 1.0]
 
 
 def _sentences(text: str) -> list[str]:
@@ -81,9 +73,9 @@ def _reworded(row: Row, kind: str, lines: int, spread: bool) -> str | None:
 
 @pytest.mark.parametrize("spread", [False, True], ids=["in a row", "spread"])
 @pytest.mark.parametrize("kind", ["change", "drop", "add", "swap"])
-def test_a_reworded_passage_loses_the_score(rows: list[Row], kind: str, spread: bool) -> None:
+def test_a_reworded_passage_loses_the_score(full_score_rows: list[Row], kind: str, spread: bool) -> None:
     kept, applied = [], 0
-    for row in rows:
+    for row in full_score_rows:
         text = _reworded(row, kind, 3, spread)
         if text is None:
             continue
@@ -94,8 +86,8 @@ def test_a_reworded_passage_loses_the_score(rows: list[Row], kind: str, spread: 
     assert not kept, f"{len(kept)} of {applied} keep the full score, e.g. {kept[:3]}"
 
 
-def test_a_reworded_passage_is_named(rows: list[Row]) -> None:
-    text = _reworded(rows[0], "change", 3, True)
+def test_a_reworded_passage_is_named(full_score_rows: list[Row]) -> None:
+    text = _reworded(full_score_rows[0], "change", 3, True)
     assert text is not None
     verdict = check_format(text)
     assert verdict.metrics.reworded_lines > 8
@@ -117,9 +109,9 @@ DERIVATION = "\n".join(
 
 
 @pytest.mark.parametrize("passage", [TABLE, VALUES, DERIVATION], ids=["table", "values", "derivation"])
-def test_a_look_alike_keeps_the_score(rows: list[Row], passage: str) -> None:
+def test_a_look_alike_keeps_the_score(full_score_rows: list[Row], passage: str) -> None:
     lost = []
-    for row in rows[::4]:
+    for row in full_score_rows[::4]:
         text = row["completion"].replace("</think>", passage + "\n</think>", 1)
         verdict = check_format(text, formal_statement=row["formal_statement"])
         if verdict.metrics.reworded_lines:
@@ -127,5 +119,5 @@ def test_a_look_alike_keeps_the_score(rows: list[Row], passage: str) -> None:
     assert not lost, lost
 
 
-def test_the_real_completions_are_far_from_the_bound(rows: list[Row]) -> None:
-    assert max(check_format(r["completion"]).metrics.reworded_lines for r in rows) == 0
+def test_the_real_completions_are_far_from_the_bound(full_score_rows: list[Row]) -> None:
+    assert max(check_format(r["completion"]).metrics.reworded_lines for r in full_score_rows) == 0

@@ -60,7 +60,7 @@ class FormatConfig:
             pair of long prose lines in a row, may occur, digit for digit, wherever its copies are: a passage written
             again and again across the thinking, on its own or glued to the paragraph before each copy.
         max_duplicate_line_share: Most share of the distinct long prose lines that occur more than once, digit for
-            digit (by keys, digits deleted, first; judged from four such lines on): the whole thinking, or every
+            digit (by keys, digits deleted, first; judged from ten such lines on): the whole thinking, or every
             paragraph, written twice repeats all of them; a passage looped four times, a few.
         max_often_repeated_lines: Most occurrences, all together, of the long prose lines (by the key of
             `max_line_repeats`) that each occur five times or more: a passage written again with its lines

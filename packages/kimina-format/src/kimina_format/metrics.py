@@ -55,8 +55,8 @@ _DIGITS = re.compile(r"\d+")
 # characters with no space (base64, ASCII art, dumps), or 40 or more lowercase letters and spaces only (word salad:
 # no capital, digit or punctuation). Non-ASCII lines (Chinese, Unicode math) are never junk lines.
 _JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
-# A tactic that does nothing: `skip`, or a `have` of `True`. (A `have` of `(n : ℝ) = (n : ℝ)` is not one: real proofs
-# write such casts.)
+# A tactic that does nothing: `skip`, `trace_state`, `trace "..."`, `show _`, `rotate_left 0`, `iterate 0`, or a `have`
+# of `True`. (A `have` of `(n : ℝ) = (n : ℝ)` is not one: real proofs write such casts.)
 _FILLER = re.compile(
     r"(?<![\w.'])(?:skip|trace_state|show\s+_|rotate_(?:left|right)\s+0|iterate\s+0)(?![\w'])"
     r"|(?<![\w.'])trace\s+\"|\bhave\b[^:\n]*:\s*True\s*:="
@@ -169,7 +169,7 @@ class FormatMetrics:
             more, or pair of long prose lines in a row (digits kept), when more than `max_passage_repeats` (0
             otherwise).
         duplicate_line_share: Share of the distinct long prose lines that occur more than once, digit for digit,
-            when over `max_duplicate_line_share` by keys with four such lines at least (0 otherwise).
+            when over `max_duplicate_line_share` by keys with ten such lines at least (0 otherwise).
         consecutive_repeats: Copies in a row of the most looped passage of long prose lines (1: no loop).
         template_repeats: Copies in a row of the most looped passage of prose lines alike but for a word or two
             (digits kept), when more than `max_template_repeats` (0 otherwise).
@@ -226,8 +226,8 @@ class FormatMetrics:
             fence with a language comes inside them).
         tactic_block_lines: Non-comment, non-blank lines of each tactic block.
         tactic_block_proof_lines: Proof lines (header and statement lines excluded) of each tactic block.
-        tactic_prose_lines: Tactic-block lines (comments aside; each occurrence counted) that read as English sentences, words, markup
-            or LaTeX (see `FormatConfig.max_tactic_prose_lines`).
+        tactic_prose_lines: Tactic-block lines (comments aside; each occurrence counted) that read as English
+            sentences, words, markup or LaTeX (see `FormatConfig.max_tactic_prose_lines`).
         copied_code_share: Share of the thinking's characters in lines copied from the final code (a copied line
             counted without its spacing).
         copied_to_reasoning: The characters of `copied_code_share` over the reasoning's bytes (`reasoning_chars`).

@@ -273,11 +273,20 @@ def _pair_repeats(
     # Each line of a pair written `n` times is written `n` times: `most` (the most repeated long line) rules most out.
     if limit is None or most <= limit or _most_pairs(long, limit) <= limit:
         return 0
-    least = config.repetition_min_chars
-    lines = text().split("\n")
-    exact = ["".join(line.lower().split()) for line, key in zip(lines, key_lines, strict=True) if len(key) >= least]
-    most = _most_pairs(exact, limit)
+    most = _most_pairs(_exact_lines(text(), key_lines, config.repetition_min_chars), limit)
     return most if most > limit else 0
+
+
+def _exact_lines(text: str, key_lines: list[bytes], least: int) -> list[str]:
+    """The lines of `text` whose key has `least` bytes or more, case folded with spaces deleted but digits kept.
+
+    What a count by keys is confirmed on: `key_lines` are the lines' keys, in order.
+    """
+    return [
+        "".join(line.lower().split())
+        for line, key in zip(text.split("\n"), key_lines, strict=True)
+        if len(key) >= least
+    ]
 
 
 def _most_pairs(lines: Sequence[Hashable], limit: int) -> int:
@@ -302,11 +311,7 @@ def _long_line_repeats(
         return 0
     if max((n for key, n in counts.items() if len(key) >= _LONG_LINE), default=0) <= limit:
         return 0
-    lines = text().split("\n")
-    exact = Counter(
-        "".join(line.lower().split()) for line, key in zip(lines, key_lines, strict=True) if len(key) >= _LONG_LINE
-    )
-    found = max(exact.values(), default=0)
+    found = max(Counter(_exact_lines(text(), key_lines, _LONG_LINE)).values(), default=0)
     return found if found > limit else 0
 
 
@@ -372,9 +377,7 @@ def _duplicate_share(
     repeated = len(counts) - list(counts.values()).count(1)
     if repeated < _MIN_DUPLICATES or repeated <= limit * len(counts):
         return 0.0
-    least = config.repetition_min_chars
-    text_lines = text().split("\n")
-    exact = Counter("".join(text_lines[i].lower().split()) for i, key in enumerate(key_lines) if len(key) >= least)
+    exact = Counter(_exact_lines(text(), key_lines, config.repetition_min_chars))
     repeated = len(exact) - list(exact.values()).count(1)
     return repeated / len(exact) if repeated >= _MIN_DUPLICATES else 0.0
 
