@@ -62,6 +62,11 @@ class FormatConfig:
         max_duplicate_line_share: Most share of the distinct long prose lines that occur more than once, digit for
             digit (by keys, digits deleted, first; judged from ten such lines on): the whole thinking, or every
             paragraph, written twice repeats all of them; a passage looped four times, a few.
+        max_echo_rate: Most sentences and clauses (30 bytes or more, case folded, spaces deleted, digits kept) per
+            long prose line that are written again at once on their line (the unit before, or a run of units a few
+            units back) or are one phrase written twice, judged from four such echoes on: every sentence written
+            twice (`X. X. Y. Y.`), or every line doubled behind a space, a `;` or a dash, makes an echo or more per
+            long line; real reasoning, none.
         max_often_repeated_lines: Most occurrences, all together, of the long prose lines (by the key of
             `max_line_repeats`) that each occur five times or more: a passage written again with its lines
             reordered, or one line in four wordings written ten times each, repeats no paragraph and no line often
@@ -143,6 +148,14 @@ class FormatConfig:
             spaces (no-break, ideographic, ...), control characters, variation selectors, blank Braille, lone
             surrogates.
         max_symbol_chars: Most pictographic characters anywhere (emoji, dingbats, private use).
+        max_lookalike_chars: Most letters anywhere that read as Latin ones but are other characters: combining marks,
+            full-width Latin letters and digits, mathematical alphanumerics (`𝑎`), Greek capitals and omicron that
+            look like Latin letters, Cyrillic letters next to a Latin one. A loop whose copies are disguised by such
+            letters at different places in each copy has a key per copy.
+        max_punctuation_runs: Most runs of six ASCII punctuation marks in a row in the prose, spaces between them
+            aside, counted in blocks of six (a run of 40 dots is six); brackets, `|`, `$` and the backslash do not count
+            (formulas, tables). Dots or dashes in every line, or a rule of dashes or `* * *` between every two
+            paragraphs, pad the length with nothing.
         max_junk_lines: Most prose lines (after the first) that are not words: 40 or more printable ASCII characters
             without a space (base64, ASCII art, dumps), or 40 or more of only lowercase letters and spaces, with no
             capital, digit or punctuation (word salad).
@@ -163,8 +176,12 @@ class FormatConfig:
             `polyrith`) that repeat an earlier item of it.
         max_code_literal_chars: Most characters in string and character literals of the final code, and in names
             that hold text (`«...»`, or a name of more than 80 characters).
-        max_helper_chars: Most non-whitespace characters of the final code between its header and the last
-            theorem (the helpers it proves or defines first).
+        max_helper_chars: Most non-whitespace characters of the final code's declarations other than its last
+            theorem or lemma: the helpers it proves or defines first, and whatever follows that theorem's proof.
+        max_trailing_declarations: Most declarations in the final code after the proof of its last theorem or lemma
+            (which proves the statement): they cannot serve it, and ten trivial `example`s there pad the code.
+        max_code_line_chars: Most non-whitespace characters in one line of the final code, comments aside: one
+            `have` of a 9,000-character sum is padding Lean accepts.
         soft_max_tokens: Length penalty is zero up to this many tokens, then grows linearly.
         max_tokens: Length penalty reaches 1 here; a longer response is a `too_long` violation.
         chars_per_token: Token estimate used when no tokenizer callback is given.
@@ -189,6 +206,7 @@ class FormatConfig:
     max_paragraph_repeats: int | None = 12
     max_often_repeated_lines: int | None = 30
     max_duplicate_line_share: float | None = 0.4
+    max_echo_rate: float | None = 0.2
     max_passage_repeats: int | None = 4
     max_long_line_repeats: int | None = 8
     max_inline_repeats: int | None = 8
@@ -230,6 +248,8 @@ class FormatConfig:
     max_tab_chars: int | None = 64
     max_invisible_chars: int | None = 32
     max_symbol_chars: int | None = 400
+    max_lookalike_chars: int | None = 32
+    max_punctuation_runs: int | None = 20
     max_junk_lines: int | None = 20
     max_code_declarations: int | None = 12
     max_declaration_copies: int | None = 2
@@ -242,6 +262,8 @@ class FormatConfig:
     max_duplicate_hints: int | None = 2
     max_code_literal_chars: int | None = 200
     max_helper_chars: int | None = 8_000
+    max_trailing_declarations: int | None = 1
+    max_code_line_chars: int | None = 2_000
     soft_max_tokens: int = 20_480
     max_tokens: int | None = 24_576
     chars_per_token: float = 3.2

@@ -24,7 +24,7 @@ from kimina_format.lean_source import (
     split_lean,
 )
 from kimina_format.lean_statement import LeanText
-from kimina_format.padding import junk_characters, over_limit_run
+from kimina_format.padding import junk_characters, mixed_script_letters, over_limit_run
 from kimina_format.parsing import LEAN_LANGUAGES, TACTICS_LANGUAGE, UTF8_ERRORS, Block, Completion, frozen_instance
 from kimina_format.repetition import (
     Repetition,
@@ -54,6 +54,11 @@ _DIGITS = re.compile(r"\d+")
 # A prose line that is not words (after a newline, so the first line is left out): 40 or more printable ASCII
 # characters with no space (base64, ASCII art, dumps), or 40 or more lowercase letters and spaces only (word salad:
 # no capital, digit or punctuation). Non-ASCII lines (Chinese, Unicode math) are never junk lines.
+# The ASCII punctuation marks that `punctuation_runs` counts, all made one byte (SOH; the text's own are deleted):
+# not brackets, `|`, `$` or a backslash, which formulas and tables write several in a row.
+_PUNCTUATION_MARKS = b"!\"#%&'*+,-./:;<=>?@^_`~"
+_PUNCTUATION_TABLE = bytes.maketrans(_PUNCTUATION_MARKS, b"\x01" * len(_PUNCTUATION_MARKS))
+_PUNCTUATION_RUN = b"\x01" * 6
 _JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
 # A tactic that does nothing: `skip`, `trace_state`, `trace "..."`, `show _`, `rotate_left 0`, `iterate 0`, or a `have`
 # of `True`. (A `have` of `(n : ℝ) = (n : ℝ)` is not one: real proofs write such casts.)
@@ -170,6 +175,8 @@ class FormatMetrics:
             otherwise).
         duplicate_line_share: Share of the distinct long prose lines that occur more than once, digit for digit,
             when over `max_duplicate_line_share` by keys with ten such lines at least (0 otherwise).
+        echo_rate: Sentences and clauses of the prose written again at once on their line, or one phrase written
+            twice, per long prose line, when four at least are (0 otherwise; see `FormatConfig.max_echo_rate`).
         consecutive_repeats: Copies in a row of the most looped passage of long prose lines (1: no loop).
         template_repeats: Copies in a row of the most looped passage of prose lines alike but for a word or two
             (digits kept), when more than `max_template_repeats` (0 otherwise).
@@ -210,6 +217,10 @@ class FormatMetrics:
         longest_line_chars: Bytes in the key of the longest prose line (0 when no line is long).
         invisible_chars: Invisible characters anywhere (zero-width, format, control, non-ASCII spaces).
         symbol_chars: Pictographic characters anywhere (emoji, dingbats, private use).
+        lookalike_chars: Letters anywhere that read as Latin ones but are other characters (see
+            `FormatConfig.max_lookalike_chars`).
+        punctuation_runs: Runs of six ASCII punctuation marks in the prose, spaces aside, in blocks of six (see
+            `FormatConfig.max_punctuation_runs`).
         tab_chars: Tab characters anywhere.
         space_run: Most spaces and tabs in a row anywhere, when more than `max_space_run` (0 otherwise: shorter runs
             are not measured, which would cost a dozen scans of the text).
@@ -266,7 +277,10 @@ class FormatMetrics:
             `polyrith`) that repeat an earlier item of that list.
         code_literal_chars: Characters in the string literals, the `«»` names and the names of more than 80
             characters of the final code.
-        helper_chars: Non-whitespace characters of the final code's declarations before its last theorem.
+        helper_chars: Non-whitespace characters of the final code's declarations other than its last theorem or
+            lemma (the one that proves the statement): before it, and after its proof.
+        trailing_declarations: Declarations of the final code after the proof of its last theorem or lemma.
+        longest_code_line: Non-whitespace characters of the final code's longest line, comments blanked.
         statement_match: Whether the final code holds the given statement (None when none was given or no code).
     """
 
@@ -281,6 +295,7 @@ class FormatMetrics:
     max_line_repeats: int = 0
     duplicate_line_ratio: float = 0.0
     duplicate_line_share: float = 0.0
+    echo_rate: float = 0.0
     passage_repeats: int = 0
     long_line_repeats: int = 0
     consecutive_repeats: int = 1
@@ -306,6 +321,8 @@ class FormatMetrics:
     longest_line_chars: int = 0
     invisible_chars: int = 0
     symbol_chars: int = 0
+    lookalike_chars: int = 0
+    punctuation_runs: int = 0
     tab_chars: int = 0
     space_run: int = 0
     blank_line_run: int = 0
@@ -346,6 +363,8 @@ class FormatMetrics:
     duplicate_hints: int = 0
     code_literal_chars: int = 0
     helper_chars: int = 0
+    trailing_declarations: int = 0
+    longest_code_line: int = 0
     statement_match: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -374,6 +393,7 @@ _REPETITION_METRICS = {
     "duplicate_line_share": "duplicate_share",
     "passage_repeats": "passage_repeats",
     "long_line_repeats": "long_repeats",
+    "echo_rate": "echo_rate",
 }
 _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 
@@ -451,6 +471,8 @@ def measure(
         "code_chars": len(code) if code is not None else 0,
         "invisible_chars": junk.invisible,
         "symbol_chars": junk.symbols,
+        "lookalike_chars": junk.lookalikes + (mixed_script_letters(text) if junk.cyrillic else 0),
+        "punctuation_runs": prose_utf8.translate(_PUNCTUATION_TABLE, b" \x01").count(_PUNCTUATION_RUN),
         "tab_chars": junk.tabs,
         # Spaces and tabs make one run (`" \t" * 1000` is padding too).
         "space_run": over_limit_run(text.replace("\t", " ") if "\t" in text else text, " ", max_space_run),
@@ -488,7 +510,7 @@ def measure(
     final_names, final_invocations, _ = tactics_used(final.body)
     prose_copies = _prose_copies(repetition, final)
     copied = _copied_chars(blocks, final) + prose_copies
-    declarations, literal_chars, helper_chars = _code_padding(final)
+    declarations, literal_chars, helper_chars, trailing, longest = _code_padding(final)
     metrics.update(
         code_lines=final.code_lines,
         proof_lines=len(final.body),
@@ -519,6 +541,8 @@ def measure(
         code_literal_chars=literal_chars,
         **_proof_padding(final),
         helper_chars=helper_chars,
+        trailing_declarations=trailing,
+        longest_code_line=longest,
     )
     return _metrics(metrics)
 
@@ -797,26 +821,37 @@ def _proof_padding(final: LeanParts) -> dict[str, int]:
     }
 
 
-def _code_padding(final: LeanParts) -> tuple[int, int, int]:
-    """What the final code holds besides its theorem: declarations, literal text, helpers before the last theorem.
+def _code_padding(final: LeanParts) -> tuple[int, int, int, int, int]:
+    """What the final code holds besides its theorem: declarations, literal text, helpers, declarations after it.
+
+    The theorem is the last `theorem` or `lemma`; helpers are the declarations before it and whatever follows its
+    proof (a `def` of a 9,000-character sum or ten `example`s after the proof serve it no more than before it).
 
     Returns:
-        `code_declarations`, `code_literal_chars` and `helper_chars`.
+        `code_declarations`, `code_literal_chars`, `helper_chars`, `trailing_declarations` and
+        `longest_code_line`.
     """
     code = final.code
     literal_chars = sum(map(len, _STRING.findall(code))) if '"' in code else 0
     # Prose as names: `theorem «the whole reasoning» : True := trivial`, or one name of 300 words joined by `_`.
     # Only the lines that could hold such a name are searched (a regex pass over all the code costs more than the
     # rest of this rule).
-    named = code if "«" in code else "\n".join([line for line in code.split("\n") if len(line) > _LONG_NAME])
+    lines = code.split("\n")
+    named = code if "«" in code else "\n".join([line for line in lines if len(line) > _LONG_NAME])
     literal_chars += sum(map(len, _LITERAL_NAME.findall(named))) if named else 0
     declarations = len(final.statements)
-    helper_chars = 0
-    if declarations > 1:
-        last = max(code.rfind("\ntheorem "), code.rfind("\nlemma "))
+    helper_chars = trailing = 0
+    last = max(code.rfind("\ntheorem "), code.rfind("\nlemma "))
+    if declarations > 1 and last != -1:
         if last > final.declarations_start:
             helper_chars = non_space_length(code[final.declarations_start : last])
-    return declarations, literal_chars, helper_chars
+        # The theorem's proof ends where the next declaration or header line starts.
+        end = next((stop for start, stop in final.body_regions if start > last), len(code))
+        tail = code[end:]
+        if tail.strip():
+            helper_chars += non_space_length(tail)
+            trailing = len(split_lean(tail).statements)
+    return declarations, literal_chars, helper_chars, trailing, max(map(non_space_length, lines))
 
 
 class TacticBlockLines(NamedTuple):

@@ -7,7 +7,7 @@ from typing import AnyStr, NamedTuple
 
 from kimina_format.parsing import UTF8_ERRORS
 
-__all__ = ["Junk", "junk_characters", "longest_run", "over_limit_run"]
+__all__ = ["Junk", "junk_characters", "longest_run", "mixed_script_letters", "over_limit_run"]
 
 # Bytes of printable ASCII and newline: deleting them leaves the non-ASCII characters (whole UTF-8 sequences, so it
 # decodes), tabs and the other control characters, usually a few dozen bytes.
@@ -24,21 +24,35 @@ _INVISIBLE = re.compile(
 # Pictographs: emoji and their modifiers, miscellaneous symbols and dingbats, arrows-and-shapes blocks that math never
 # uses, private use. Not mathematical operators, arrows, letter-like symbols or CJK, which real reasoning is full of.
 _SYMBOL = re.compile("[\u2600-\u27bf\u2b00-\u2bff\ue000-\uf8ff\U0001f000-\U0001faff\U000f0000-\U0010ffff]")
+# Letters that read as Latin ones but are other characters, which real reasoning never writes: combining marks
+# (`é` as `e` and U+0301), full-width Latin letters and digits (not the full-width punctuation of Chinese text),
+# mathematical alphanumerics (`𝑎`, `𝐱`), and the Greek capitals and omicron that look exactly like Latin letters
+# (math writes `Γ`, `Δ`, `Σ`, `α`, `π`, never `Α` or `ο`). Cyrillic letters count only next to a Latin letter (see
+# `mixed_script_letters`): a reasoning in Russian is text, `Sincе` with a Cyrillic `е` is a disguise.
+_LOOKALIKE = re.compile(
+    "[\u0300-\u036f\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\U0001d400-\U0001d7ff"
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03bf]"
+)
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+_MIXED_SCRIPT = re.compile("[A-Za-z][\u0400-\u04ff]|[\u0400-\u04ff](?=[A-Za-z])")
 
 
 class Junk(NamedTuple):
-    """Characters that carry no text (see `junk_characters`)."""
+    """Characters that carry no text, or disguise it (see `junk_characters`)."""
 
     invisible: int
     symbols: int
     tabs: int
+    lookalikes: int = 0
+    cyrillic: bool = False
 
 
 def junk_characters(data: bytes) -> Junk:
-    """Count the invisible characters, the pictographs and the tabs of UTF-8 `data`.
+    """Count the invisible characters, the pictographs, the tabs and the look-alike letters of UTF-8 `data`.
 
     One `bytes.translate` (C) keeps the non-ASCII and control bytes; only those are decoded and matched, so plain
-    text costs one scan, and a reasoning in Chinese or full of `ℝ`, `≤` and subscripts is not junk.
+    text costs one scan, and a reasoning in Chinese or full of `ℝ`, `≤` and subscripts is not junk. Whether there
+    is a Cyrillic letter is told too: only then need the whole text be read for `mixed_script_letters`.
     """
     rest = data.translate(None, _PLAIN_BYTES)
     if not rest:
@@ -47,7 +61,18 @@ def junk_characters(data: bytes) -> Junk:
         text = rest.decode("utf-8", UTF8_ERRORS)
     except UnicodeDecodeError:  # not what `Completion.prose_utf8` gives: bytes that are not UTF-8 at all
         text = rest.decode("utf-8", "replace")
-    return Junk(len(_INVISIBLE.findall(text)), len(_SYMBOL.findall(text)), text.count("\t"))
+    return Junk(
+        len(_INVISIBLE.findall(text)),
+        len(_SYMBOL.findall(text)),
+        text.count("\t"),
+        len(_LOOKALIKE.findall(text)),
+        _CYRILLIC.search(text) is not None,
+    )
+
+
+def mixed_script_letters(text: str) -> int:
+    """Cyrillic letters of `text` written next to a Latin letter, as in a word disguised with look-alike letters."""
+    return len(_MIXED_SCRIPT.findall(text))
 
 
 def longest_run(text: AnyStr, unit: AnyStr) -> int:

@@ -38,6 +38,9 @@ _KEY_DELETE = b" \t0123456789"
 # A loop's copy may span at most this many lines (the thinking's opening, written again from the top).
 _MAX_LOOP_LINES = 1024
 _REPEATED_STRETCH = re.compile(rb"\x01{2,}")
+# ASCII punctuation, which `_long_line_repeats` also compares lines without (in keys, and in text).
+_PUNCTUATION = string.punctuation.encode()
+_NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
 # A word that a loop's copies may differ in, on lines too short for the three-quarters rule of `_alike`.
 _WORD_CHARS = 12
 # Fewest characters of the common stretch between two changes that `_moved_word` accepts.
@@ -71,6 +74,19 @@ _MIN_DUPLICATES = 10  # distinct long lines a thinking may repeat whatever their
 _OFTEN = 5
 # Fewest characters of a line, spaces deleted, that the confirmation of `often_repeated` counts (as a long line's key).
 _OFTEN_MIN_CHARS = 40
+# The units `_echo_rate` compares: sentences and clauses of this many bytes or more (case folded, spaces deleted,
+# digits kept), about six words; shorter ones (`So x = 3.`, `Wait,`) are echoed in real reasoning.
+_ECHO_CHARS = 30
+# How many units before it, on its line, a unit's copy may be for `_echo_rate`: a sentence or a pair written twice.
+_ECHO_WINDOW = 8
+# Fewest key bytes of a line that `_echo_rate` reads: two units.
+_ECHO_LINE = 2 * _ECHO_CHARS
+# Fewest echoes that `_echo_rate` judges, whatever their rate (a short reasoning that doubles a remark or two).
+_MIN_ECHOES = 4
+# Case folded; sentence and clause ends become unit breaks (NUL); spaces, tabs, Markdown marks and NUL deleted.
+_ECHO_TABLE = bytes.maketrans(string.ascii_uppercase.encode() + b".?!;:,", string.ascii_lowercase.encode() + b"\0" * 6)
+_ECHO_DELETE = b" \t-*#>`\0"
+_DASHES = ("\u2014".encode(), "\u2013".encode())  # em and en dash: clause breaks too
 # Bytes of each probe `inline_copies` counts within a line.
 _PROBE = 12
 # A number, in ASCII digits or as subscript or superscript digits (`h₀`, `x²`).
@@ -123,6 +139,8 @@ class Repetition(NamedTuple):
         duplicate_share: Share of the distinct long lines that occur more than once, digit for digit, when over
             `max_duplicate_line_share` by keys with at least `_MIN_DUPLICATES` such lines (0 otherwise; see
             `_duplicate_share`).
+        echo_rate: Sentences and clauses written again at once on their line, or one phrase written twice, per long
+            line, with `_MIN_ECHOES` such echoes at least (0 otherwise; see `_echo_rate`).
     """
 
     lines: int
@@ -149,6 +167,7 @@ class Repetition(NamedTuple):
     duplicate_share: float = 0.0
     passage_repeats: int = 0
     long_repeats: int = 0
+    echo_rate: float = 0.0
 
 
 def measure_repetition(
@@ -191,6 +210,7 @@ def measure_repetition(
     counts = Counter(long)
     reworded = _reworded_copies(long, counts, key_lines, config, text)
     inline = _inline_repeats(long, key_lines, config.max_inline_repeats, text)
+    echoes = _echo_rate(long, key_lines, config.max_echo_rate, text)
     if not long:
         return Repetition(
             lines,
@@ -214,6 +234,7 @@ def measure_repetition(
             reworded,
             0,
             inline,
+            echo_rate=echoes,
         )
     most = max(counts.values())
     ratio = 1.0 - len(counts) / len(long)
@@ -255,8 +276,71 @@ def measure_repetition(
             _passage_repeats(keys, line_counts, top_line, key_lines, config, text),
             _pair_repeats(long, most, key_lines, config, text),
         ),
-        _long_line_repeats(counts, key_lines, most, config.max_long_line_repeats, text),
+        _long_line_repeats(counts, keys, key_lines, most, config.max_long_line_repeats, text),
+        echoes,
     )
+
+
+def _echo_rate(long: list[bytes], key_lines: list[bytes], limit: float | None, text: Callable[[], str]) -> float:
+    """Sentences and clauses that echo, per long prose line, when `_MIN_ECHOES` of them at least do (0 otherwise).
+
+    A unit (a sentence or a clause of `_ECHO_CHARS` bytes or more, case folded, spaces deleted, digits kept) echoes
+    when it repeats the unit before it, or one of the `_ECHO_WINDOW` units before it on its line together with the
+    unit before each, or is one phrase written twice (`X X`). Every sentence written twice at once (`X. X. Y. Y.`),
+    or every line doubled behind a space, a `;` or a dash, makes an echo or more per long line; real reasoning, none.
+    Copies on other lines are the line rules' to count, with their allowances (a passage written up to four times in
+    a row). The gate is in C: a line that holds an echo holds twice the probe at its first quarter (by
+    the keys of the `long` lines, digits deleted); only such lines are split into units, on their text (each
+    distinct key once: its first line in `key_lines`).
+    """
+    if limit is None or not long:
+        return 0.0
+    lines = list(compress(long, map(_ECHO_LINE.__le__, map(len, long))))
+    if not lines:
+        return 0.0
+    sizes = list(map(len, lines))
+    probes = map(_slice_bytes, lines, map(_first_quarter(max(sizes)).__getitem__, sizes))
+    twice = map(bytes.count, lines, probes)
+    candidates = set(compress(lines, map((2).__le__, twice)))
+    if not candidates:
+        return 0.0
+    text_lines = text().split("\n")
+    echoes = sum(_line_echoes(text_lines[key_lines.index(key)]) for key in candidates)
+    return echoes / len(long) if echoes >= _MIN_ECHOES else 0.0
+
+
+def _first_quarter(longest: int) -> list[slice]:
+    """The slice of the `_PROBE` bytes at a line's first quarter, for each line length up to `longest` (kept, grown)."""
+    _FIRST_QUARTER.extend(slice(size // 4, size // 4 + _PROBE) for size in range(len(_FIRST_QUARTER), longest + 1))
+    return _FIRST_QUARTER
+
+
+_FIRST_QUARTER: list[slice] = []
+
+
+def _line_echoes(line: str) -> int:
+    """Units of `line` that echo (see `_echo_rate`)."""
+    keys = line.encode(errors=UTF8_ERRORS).translate(_ECHO_TABLE, _ECHO_DELETE)
+    for dash in _DASHES:
+        keys = keys.replace(dash, b"\0")
+    units = keys.split(b"\0")
+    echoed = {
+        at
+        for at in range(1, len(units))
+        if len(units[at]) >= _ECHO_CHARS
+        and any(
+            units[at] == units[at - gap] and (gap == 1 or (gap < at and units[at - 1] == units[at - 1 - gap]))
+            for gap in range(1, min(at, _ECHO_WINDOW) + 1)
+        )
+    }
+    twice = 2 * _ECHO_CHARS
+    return len(echoed) + sum(map(_doubled, [unit for unit in units if len(unit) >= twice]))
+
+
+def _doubled(unit: bytes) -> bool:
+    """Whether `unit` is one phrase written twice."""
+    half = len(unit) // 2
+    return unit[:half] == unit[half:]
 
 
 def _pair_repeats(
@@ -299,19 +383,36 @@ def _most_pairs(lines: Sequence[Hashable], limit: int) -> int:
 
 
 def _long_line_repeats(
-    counts: Counter[bytes], key_lines: list[bytes], most: int, limit: int | None, text: Callable[[], str]
+    counts: Counter[bytes],
+    keys: bytes,
+    key_lines: list[bytes],
+    most: int,
+    limit: int | None,
+    text: Callable[[], str],
 ) -> int:
     """Occurrences of the most repeated line of `_LONG_LINE` key bytes or more, when over `limit` (0 otherwise).
 
     A sentence that long is written again on purpose only a few times (real thinkings: 6); a formula line or a
     short remark may recur far more often (`max_line_repeats`). Confirmed digit for digit, so an enumeration of
-    long lines around new numbers is no repeat.
+    long lines around new numbers is no repeat. Lines are also compared without their ASCII punctuation (on `keys`,
+    the whole text's key, first): copies disguised by commas, dashes or `**` put in at other places in each copy
+    are one line written again and again.
     """
-    if limit is None or most <= limit:
+    if limit is None:
         return 0
-    if max((n for key, n in counts.items() if len(key) >= _LONG_LINE), default=0) <= limit:
-        return 0
-    found = max(Counter(_exact_lines(text(), key_lines, _LONG_LINE)).values(), default=0)
+    found = 0
+    if most > limit and max((n for key, n in counts.items() if len(key) >= _LONG_LINE), default=0) > limit:
+        found = max(Counter(_exact_lines(text(), key_lines, _LONG_LINE)).values(), default=0)
+    if found <= limit:
+        bare = keys.translate(None, _PUNCTUATION).split(b"\n")
+        if max(Counter(compress(bare, map(_LONG_LINE.__le__, map(len, bare)))).values(), default=0) > limit:
+            lines = text().split("\n")
+            exact = Counter(
+                "".join(line.lower().split()).translate(_NO_PUNCTUATION)
+                for line, key in zip(lines, bare, strict=True)
+                if len(key) >= _LONG_LINE
+            )
+            found = max(found, *exact.values())
     return found if found > limit else 0
 
 

@@ -235,7 +235,8 @@ def _spread_repetition(m: FormatMetrics, config: FormatConfig) -> list[Violation
     """Rule 3, the loops that no single line and no passage in a row show.
 
     A long line or a passage written again and again, its copies apart; lines each written often, whatever their
-    order; a phrase written again within one line; a loop of blocks with the prose before each.
+    order; sentences echoed at once (`X. X. Y. Y.`); a phrase written again within one line; a loop of blocks with the
+    prose before each.
     """
     violations = []
     limit = config.max_long_line_repeats
@@ -270,6 +271,15 @@ def _spread_repetition(m: FormatMetrics, config: FormatConfig) -> list[Violation
                 Code.REPEATED_LINES,
                 f"{m.duplicate_line_share:.0%} of the distinct long prose lines occur more than once (limit"
                 f" {share:.0%})",
+            )
+        )
+    rate = config.max_echo_rate
+    if rate is not None and m.echo_rate > rate:
+        violations.append(
+            Violation(
+                Code.CONSECUTIVE_REPEATS,
+                f"{m.echo_rate:.2f} sentences or clauses per long prose line are written again at once on their line"
+                f" (limit {rate})",
             )
         )
     limit = config.max_inline_repeats
@@ -537,6 +547,23 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
     most = config.max_symbol_chars
     if most is not None and m.symbol_chars > most:
         violations.append(Violation(Code.JUNK_CHARACTERS, f"{m.symbol_chars} emoji or pictographs (limit {most})"))
+    most = config.max_lookalike_chars
+    if most is not None and m.lookalike_chars > most:
+        violations.append(
+            Violation(
+                Code.JUNK_CHARACTERS,
+                f"{m.lookalike_chars} letters look like Latin ones but are other characters (combining marks,"
+                f" full-width, mathematical, Greek or Cyrillic look-alikes; limit {most})",
+            )
+        )
+    most = config.max_punctuation_runs
+    if most is not None and m.punctuation_runs > most:
+        violations.append(
+            Violation(
+                Code.JUNK_CHARACTERS,
+                f"{m.punctuation_runs} runs of six punctuation marks in the prose (limit {most})",
+            )
+        )
     most = config.max_junk_lines
     if most is not None and m.junk_lines > most:
         violations.append(
@@ -638,7 +665,23 @@ def code_padding(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[
         violations.append(
             Violation(
                 Code.CODE_PADDING,
-                f"{m.helper_chars} characters of helper declarations before the theorem (limit {most})",
+                f"{m.helper_chars} characters of helper declarations around the theorem (limit {most})",
+            )
+        )
+    most = config.max_trailing_declarations
+    if most is not None and m.trailing_declarations > most:
+        violations.append(
+            Violation(
+                Code.CODE_PADDING,
+                f"{m.trailing_declarations} declarations after the theorem's proof (limit {most})",
+            )
+        )
+    most = config.max_code_line_chars
+    if most is not None and m.longest_code_line > most:
+        violations.append(
+            Violation(
+                Code.CODE_PADDING,
+                f"a line of the final code has {m.longest_code_line} characters (limit {most})",
             )
         )
     return violations

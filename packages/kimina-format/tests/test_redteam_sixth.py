@@ -1,0 +1,289 @@
+"""A sixth red team, by a helper who wrote none of the rules, and the rules it called for (kimina-format 0.6.0).
+
+Its attacks edit the real completions that keep the full score the way a drifting policy would: every sentence
+written twice at once, a loop whose copies are disguised (look-alike letters, commas or `**` at other places in
+each copy), runs of dots or dashes in every line, and padding after the theorem's proof (a `def` of a long sum, ten
+`example`s) or in one proof line. Each attack asserts how few rows keep the full score (the short completions its
+bound leaves by design, counted in the case); each look-alike, the healthy edit beside it, that every row keeps it.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import pytest
+from kimina_format.testing import (
+    final_code_of,
+    full_score_split,
+    prose_lines,
+    thinking_of,
+    with_final_code,
+    with_thinking,
+)
+
+Row = dict[str, Any]
+Edit = Callable[[Row], "Row | None"]
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
+
+
+def _thinking(change: Callable[[str, Row], str | None]) -> Edit:
+    def edit(row: Row) -> Row | None:
+        new = change(thinking_of(row["completion"]), row)
+        return None if new is None else {**row, "completion": with_thinking(row["completion"], new)}
+
+    return edit
+
+
+def _code(change: Callable[[str], str | None]) -> Edit:
+    def edit(row: Row) -> Row | None:
+        new = change(final_code_of(row["completion"]))
+        return None if new is None else {**row, "completion": with_final_code(row["completion"], new)}
+
+    return edit
+
+
+def _prose_lines(change: Callable[[str, int], str]) -> Edit:
+    """Each non-blank line of the thinking outside its fences changed by `change(line, k)` (k counts them)."""
+
+    def edit(thinking: str, row: Row) -> str:
+        out, fenced, k = [], False, 0
+        for line in thinking.split("\n"):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            elif not fenced and line.strip():
+                line, k = change(line, k), k + 1
+            out.append(line)
+        return "\n".join(out)
+
+    return _thinking(edit)
+
+
+def _between_paragraphs(rule: Callable[[int], str]) -> Edit:
+    def edit(thinking: str, row: Row) -> str:
+        out, fenced = [], False
+        for k, paragraph in enumerate(thinking.split("\n\n")):
+            out.append(paragraph)
+            fenced ^= paragraph.count("```") % 2 == 1
+            if not fenced:
+                out.append(rule(k))
+        return "\n\n".join(out)
+
+    return _thinking(edit)
+
+
+def _in_mid_line(filler: Callable[[int], str]) -> Edit:
+    def change(line: str, k: int) -> str:
+        space = line.find(" ", len(line) // 2)
+        return line if len(line) <= 20 or space < 0 else line[:space] + filler(k) + line[space:]
+
+    return _prose_lines(change)
+
+
+# Loops whose copies are disguised at other places in each copy: a long line of the row, written 20 more times.
+_CYRILLIC = dict(zip("aeocpxiysj", "аеосрхіуѕј", strict=True))
+
+
+def _homoglyphs(line: str, rng: random.Random) -> str:
+    return "".join(_CYRILLIC[c] if c in _CYRILLIC and rng.random() < 0.15 else c for c in line)
+
+
+def _accents(line: str, rng: random.Random) -> str:
+    return "".join(c + "\u0301" if c.isalpha() and rng.random() < 0.08 else c for c in line)
+
+
+def _full_width(line: str, rng: random.Random) -> str:
+    wide = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in line)
+    return " ".join(w if rng.random() < 0.75 else v for w, v in zip(line.split(" "), wide.split(" "), strict=True))
+
+
+def _math_italic(line: str, rng: random.Random) -> str:
+    # Not `h`: U+210E is its italic, outside the block.
+    return "".join(
+        chr(0x1D44E + ord(c) - 97) if "a" <= c <= "z" and c != "h" and rng.random() < 0.1 else c for c in line
+    )
+
+
+def _commas(line: str, rng: random.Random) -> str:
+    return " ".join(w + rng.choice((",", " -", ";")) if rng.random() < 0.25 else w for w in line.split(" "))
+
+
+def _emphasis(line: str, rng: random.Random) -> str:
+    return " ".join(rng.choice(("**{}**", "*{}*", "`{}`")).format(w) if rng.random() < 0.2 else w for w in line.split())
+
+
+def _disguised_loop(disguise: Callable[[str, random.Random], str], *, in_a_row: bool) -> Edit:
+    def edit(thinking: str, row: Row) -> str | None:
+        lines = prose_lines(row["completion"], 100, distinct=True)
+        if not lines:
+            return None
+        line, rng = lines[len(lines) // 2], random.Random(row["name"])
+        copies = [disguise(line, rng) for _ in range(20)]
+        if in_a_row:
+            return thinking + "\n\n" + "\n\n".join(copies)
+        paragraphs = thinking.split("\n\n")
+        step = max(1, len(paragraphs) // 20)
+        for k, copy in enumerate(copies):  # every `step` paragraphs, fences or not: a line inside a block is a line
+            paragraphs.insert(min(len(paragraphs), (k + 1) * (step + 1)), copy)
+        return "\n\n".join(paragraphs)
+
+    return _thinking(edit)
+
+
+def _after_the_proof(padding: str) -> Edit:
+    return _code(lambda code: code.rstrip() + "\n\n" + padding + "\n")
+
+
+def _in_the_proof(line: str) -> Edit:
+    def change(code: str) -> str | None:
+        found = re.search(r":=\s*by\s*\n", code)
+        return None if found is None else code[: found.end()] + line + "\n" + code[found.end() :]
+
+    return _code(change)
+
+
+_SUM = " + ".join(map(str, range(1, 1500)))
+
+
+class Case(NamedTuple):
+    """One edit of the real completions, the rule it is about, and how many rows may keep (or lose) the full score."""
+
+    rule: str
+    edit: Edit
+    most_kept: int = 0
+    most_lost: int = 0
+
+
+ATTACKS: dict[str, Case] = {
+    # Every sentence written twice at once. The rows left have too few long sentences for 4 echoes (`_MIN_ECHOES`).
+    "every_sentence_twice": Case(
+        "max_echo_rate", _prose_lines(lambda line, k: " ".join(s + " " + s for s in _SENTENCE_END.split(line))), 2
+    ),
+    "every_sentence_twice_unspaced": Case(
+        "max_echo_rate", _prose_lines(lambda line, k: "".join(s + s for s in _SENTENCE_END.split(line))), 2
+    ),
+    "every_line_twice_after_a_semicolon": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line}; {line}"), 2),
+    "every_line_twice_after_a_dash": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line} — {line}"), 3),
+    "every_line_twice_after_a_space": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line} {line}"), 3),
+    "a_loop_in_cyrillic_look_alikes": Case("max_lookalike_chars", _disguised_loop(_homoglyphs, in_a_row=True)),
+    "a_loop_in_cyrillic_look_alikes_spread": Case("max_lookalike_chars", _disguised_loop(_homoglyphs, in_a_row=False)),
+    "a_loop_with_combining_accents": Case("max_lookalike_chars", _disguised_loop(_accents, in_a_row=False)),
+    "a_loop_with_full_width_words": Case("max_lookalike_chars", _disguised_loop(_full_width, in_a_row=True)),
+    "a_loop_with_math_italic_letters": Case("max_lookalike_chars", _disguised_loop(_math_italic, in_a_row=False)),
+    # Lines of 80 key bytes or more without their punctuation are compared without it. The rows left pick a formula
+    # line (`$\frac{-18 \pm \sqrt{...}}{2}$`, `$\sum_{k=1}^{49} u_{2k}$`) with fewer letters than that; such lines stay
+    # with `max_line_repeats`, whose keys keep punctuation.
+    "a_loop_with_commas_and_dashes": Case("max_long_line_repeats", _disguised_loop(_commas, in_a_row=True), 19),
+    "a_loop_with_commas_and_dashes_spread": Case("max_long_line_repeats", _disguised_loop(_commas, in_a_row=False), 16),
+    "a_loop_with_emphasis": Case("max_long_line_repeats", _disguised_loop(_emphasis, in_a_row=False), 11),
+    "forty_dots_in_every_line": Case("max_punctuation_runs", _in_mid_line(lambda k: " " + "." * (40 + k % 9) + " ")),
+    "ninety_dashes_in_every_line": Case("max_punctuation_runs", _in_mid_line(lambda k: " " + "-" * (90 + k % 9))),
+    "a_rule_of_dashes_after_every_paragraph": Case(
+        "max_punctuation_runs", _between_paragraphs(lambda k: "-" * (6 + k % 34))
+    ),
+    "spaced_stars_after_every_paragraph": Case("max_punctuation_runs", _between_paragraphs(lambda k: "* " * (20 + k))),
+    "a_long_def_after_the_proof": Case("max_helper_chars", _after_the_proof(f"def pad : ℕ := {_SUM}")),
+    "ten_examples_after_the_proof": Case(
+        "max_trailing_declarations",
+        _after_the_proof("\n\n".join(f"example : ({k} : ℕ) + 1 = {k + 1} := by norm_num" for k in range(10))),
+    ),
+    "a_have_of_a_long_sum": Case(
+        "max_code_line_chars", _in_the_proof(f"  have pad : ({_SUM} : ℕ) = {sum(range(1500))} := by norm_num")
+    ),
+}
+
+LOOK_ALIKES: dict[str, Case] = {
+    "a_conclusion_stressed_once": Case(
+        "max_echo_rate", _thinking(lambda t, r: t + "\n\nSo the inequality holds for every x. So the inequality holds.")
+    ),
+    "verdicts_on_one_line": Case(
+        "max_echo_rate",
+        _thinking(
+            lambda t, r: (
+                t
+                + "\n\n"
+                + " ".join(
+                    f"For x = {v}, x^2 + 1 = {v * v + 1}, which is not a multiple of seven at all." for v in range(9)
+                )
+            )
+        ),
+    ),
+    "a_paragraph_in_russian": Case(
+        "max_lookalike_chars",
+        _thinking(
+            lambda t, r: (
+                "Сначала разберём условие задачи: из гипотез получаем оценку для x, затем применяем"
+                " неравенство о среднем. Для x = 1 и y = 2 это проверяется напрямую.\n\n" + t
+            )
+        ),
+    ),
+    "greek_letters_in_formulas": Case(
+        "max_lookalike_chars",
+        _thinking(
+            lambda t, r: (
+                "Let α, β ∈ ℝ with α + β = π, so sin α = sin β and Σ aᵢ ≤ Π (1 + aᵢ); Δ ≥ 0, θ ∈ [0, 2π).\n\n" + t
+            )
+        ),
+    ),
+    "chinese_with_full_width_punctuation": Case(
+        "max_lookalike_chars",
+        _thinking(lambda t, r: "我们先分析条件（两个不等式），然后证明：x ≥ 0！这样就完成了。\n\n" + t),
+    ),
+    "a_markdown_table_and_rules": Case(
+        "max_punctuation_runs",
+        _thinking(
+            lambda t, r: (
+                "| n | n^2 | n^2 mod 7 |\n|---|-----|-----------|\n"
+                + "\n".join(f"| {n} | {n * n} | {n * n % 7} |" for n in range(1, 8))
+                + "\n\n---\n\n"
+                + t
+                + "\n\n---"
+            )
+        ),
+    ),
+    "an_ellipsis_and_arrows": Case(
+        "max_punctuation_runs",
+        _thinking(lambda t, r: t + "\n\nSo 1 + 2 + ... + n = n(n+1)/2 --> the sum is even... and `<;>` closes it."),
+    ),
+    "one_example_after_the_proof": Case(
+        "max_trailing_declarations", _after_the_proof("example : (2 : ℕ) + 2 = 4 := by norm_num")
+    ),
+    "a_helper_lemma_before_the_theorem": Case(
+        "max_helper_chars",
+        _code(
+            lambda code: (
+                None
+                if "theorem " not in code
+                else code.replace(
+                    "theorem ",
+                    "lemma helper_sq (a : ℝ) : 0 ≤ (a - 1) ^ 2 := by\n  nlinarith [sq_nonneg (a - 1)]\n\ntheorem ",
+                    1,
+                )
+            )
+        ),
+        most_lost=1,  # one row's alignment rule sees `nlinarith` in the code and not in its thinking
+    ),
+    "a_have_of_a_sum_of_150_terms": Case(
+        "max_code_line_chars",
+        _in_the_proof(f"  have h150 : ({' + '.join(map(str, range(1, 151)))} : ℕ) = 11325 := by norm_num"),
+        most_lost=14,  # rows whose thinking names no `norm_num`: the alignment rule
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+def test_an_attack_loses_the_full_score(full_score_rows: list[Row], name: str) -> None:
+    case = ATTACKS[name]
+    applied, kept, _ = full_score_split(full_score_rows, case.edit)
+    assert applied >= 20, f"{name} applied to only {applied} rows"
+    assert len(kept) <= case.most_kept, f"{name} kept the full score on {len(kept)}/{applied}, e.g. {kept[:3]}"
+
+
+@pytest.mark.parametrize("name", list(LOOK_ALIKES))
+def test_a_look_alike_keeps_the_full_score(full_score_rows: list[Row], name: str) -> None:
+    case = LOOK_ALIKES[name]
+    applied, _, lost = full_score_split(full_score_rows, case.edit)
+    assert applied >= 20, f"{name} applied to only {applied} rows"
+    assert len(lost) <= case.most_lost, f"{name} lost the full score on {len(lost)}/{applied}, e.g. {lost[:3]}"
