@@ -67,7 +67,7 @@ def _between_paragraphs(rule: Callable[[int], str]) -> Edit:
         for k, paragraph in enumerate(thinking.split("\n\n")):
             out.append(paragraph)
             fenced ^= paragraph.count("```") % 2 == 1
-            if not fenced:
+            if not fenced and rule(k):
                 out.append(rule(k))
         return "\n\n".join(out)
 
@@ -175,19 +175,25 @@ ATTACKS: dict[str, Case] = {
     # Lines of 80 key bytes or more without their punctuation are compared without it. The rows left pick a formula
     # line (`$\frac{-18 \pm \sqrt{...}}{2}$`, `$\sum_{k=1}^{49} u_{2k}$`) with fewer letters than that; such lines stay
     # with `max_line_repeats`, whose keys keep punctuation.
-    "a_loop_with_commas_and_dashes": Case("max_long_line_repeats", _disguised_loop(_commas, in_a_row=True), 19),
-    "a_loop_with_commas_and_dashes_spread": Case("max_long_line_repeats", _disguised_loop(_commas, in_a_row=False), 16),
-    "a_loop_with_emphasis": Case("max_long_line_repeats", _disguised_loop(_emphasis, in_a_row=False), 11),
-    "forty_dots_in_every_line": Case("max_punctuation_runs", _in_mid_line(lambda k: " " + "." * (40 + k % 9) + " ")),
-    "ninety_dashes_in_every_line": Case("max_punctuation_runs", _in_mid_line(lambda k: " " + "-" * (90 + k % 9))),
-    "a_rule_of_dashes_after_every_paragraph": Case(
-        "max_punctuation_runs", _between_paragraphs(lambda k: "-" * (6 + k % 34))
+    "a_loop_with_commas_and_dashes": Case("max_long_line_repeats", _disguised_loop(_commas, in_a_row=True)),
+    "a_loop_with_commas_and_dashes_spread": Case("max_long_line_repeats", _disguised_loop(_commas, in_a_row=False)),
+    "a_loop_with_emphasis": Case("max_long_line_repeats", _disguised_loop(_emphasis, in_a_row=False), 3),
+    "forty_dots_in_every_line": Case(
+        "max_punctuation_run_chars", _in_mid_line(lambda k: " " + "." * (40 + k % 9) + " ")
     ),
-    "spaced_stars_after_every_paragraph": Case("max_punctuation_runs", _between_paragraphs(lambda k: "* " * (20 + k))),
+    "ninety_dashes_in_every_line": Case("max_punctuation_run_chars", _in_mid_line(lambda k: " " + "-" * (90 + k % 9))),
     "a_long_def_after_the_proof": Case("max_helper_chars", _after_the_proof(f"def pad : ℕ := {_SUM}")),
     "ten_examples_after_the_proof": Case(
         "max_trailing_declarations",
         _after_the_proof("\n\n".join(f"example : ({k} : ℕ) + 1 = {k + 1} := by norm_num" for k in range(10))),
+    ),
+    # A `lemma` written last is not the theorem: the one named as in the statement is.
+    "ten_examples_after_the_proof_then_a_lemma": Case(
+        "max_trailing_declarations",
+        _after_the_proof(
+            "\n\n".join(f"example : ({k} : ℕ) + 1 = {k + 1} := by norm_num" for k in range(10))
+            + "\n\nlemma pad_end : (1 : ℕ) = 1 := rfl"
+        ),
     ),
     "a_have_of_a_long_sum": Case(
         "max_code_line_chars", _in_the_proof(f"  have pad : ({_SUM} : ℕ) = {sum(range(1500))} := by norm_num")
@@ -232,7 +238,7 @@ LOOK_ALIKES: dict[str, Case] = {
         _thinking(lambda t, r: "我们先分析条件（两个不等式），然后证明：x ≥ 0！这样就完成了。\n\n" + t),
     ),
     "a_markdown_table_and_rules": Case(
-        "max_punctuation_runs",
+        "max_punctuation_run_chars",
         _thinking(
             lambda t, r: (
                 "| n | n^2 | n^2 mod 7 |\n|---|-----|-----------|\n"
@@ -244,11 +250,53 @@ LOOK_ALIKES: dict[str, Case] = {
         ),
     ),
     "an_ellipsis_and_arrows": Case(
-        "max_punctuation_runs",
+        "max_punctuation_run_chars",
         _thinking(lambda t, r: t + "\n\nSo 1 + 2 + ... + n = n(n+1)/2 --> the sum is even... and `<;>` closes it."),
     ),
-    "one_example_after_the_proof": Case(
-        "max_trailing_declarations", _after_the_proof("example : (2 : ℕ) + 2 = 4 := by norm_num")
+    "two_examples_after_the_proof": Case(
+        "max_trailing_declarations",
+        _after_the_proof("example : (2 : ℕ) + 2 = 4 := by norm_num\n\nexample : (3 : ℕ) * 3 = 9 := by norm_num"),
+    ),
+    "wide_tables_rules_and_setext_headings": Case(
+        "max_punctuation_run_chars",
+        _between_paragraphs(
+            lambda k: (
+                ("| n | n^2 |\n|--------------|--------------|\n| 2 | 4 |", "Step 2\n----------", "=" * 80)[k]
+                if k < 3
+                else ("......" if k % 5 == 0 else "")
+            )
+        ),
+    ),
+    "mathlib_script_letters_and_greek": Case(
+        "max_lookalike_chars",
+        _thinking(
+            lambda t, r: (
+                "As x → ∞ the sequence tends to 𝓝 0, so `Tendsto f atTop (𝓝 0)` holds.\n"
+                "The indicator 𝟙 of the event has 𝔼[𝟙] = ℙ(A), and for 𝑥 + 𝑦 ≥ 0 we take 𝕜 = ℝ.\n"
+                "Ο λόγος είναι απλός: η συνάρτηση είναι κυρτή, άρα το ελάχιστο είναι στο άκρο.\n\n" + t
+            )
+        ),
+    ),
+    "sign_variants_in_prose": Case(
+        "max_long_line_repeats",
+        _thinking(
+            lambda t, r: (
+                t
+                + "\n\n"
+                + "\n".join(
+                    f"Attempt: `nlinarith [sq_nonneg (a {x} b), sq_nonneg (b {y} c), sq_nonneg (c {z} a), mul_pos ha hb]`."
+                    for x in "+-"
+                    for y in "+-"
+                    for z in "+-"
+                )
+                + "\n"
+                + "\n".join(
+                    f"Case a {x} 0, b {y} 0: the product ab has a known sign, so the bound holds."
+                    for x in "<>="
+                    for y in "<>="
+                )
+            )
+        ),
     ),
     "a_helper_lemma_before_the_theorem": Case(
         "max_helper_chars",

@@ -152,10 +152,9 @@ class FormatConfig:
             full-width Latin letters and digits, mathematical alphanumerics (`𝑎`), Greek capitals and omicron that
             look like Latin letters, Cyrillic letters next to a Latin one. A loop whose copies are disguised by such
             letters at different places in each copy has a key per copy.
-        max_punctuation_runs: Most runs of six ASCII punctuation marks in a row in the prose, spaces between them
-            aside, counted in blocks of six (a run of 40 dots is six); brackets, `|`, `$` and the backslash do not count
-            (formulas, tables). Dots or dashes in every line, or a rule of dashes or `* * *` between every two
-            paragraphs, pad the length with nothing.
+        max_punctuation_run_chars: Most characters of the prose in runs of eight or more of one ASCII punctuation
+            mark (not brackets, `|`, `$` or the backslash): dots or dashes in every line pad the length with
+            nothing; a few rules, table separators and Setext underlines are far under it.
         max_junk_lines: Most prose lines (after the first) that are not words: 40 or more printable ASCII characters
             without a space (base64, ASCII art, dumps), or 40 or more of only lowercase letters and spaces, with no
             capital, digit or punctuation (word salad).
@@ -249,7 +248,7 @@ class FormatConfig:
     max_invisible_chars: int | None = 32
     max_symbol_chars: int | None = 400
     max_lookalike_chars: int | None = 32
-    max_punctuation_runs: int | None = 20
+    max_punctuation_run_chars: int | None = 500
     max_junk_lines: int | None = 20
     max_code_declarations: int | None = 12
     max_declaration_copies: int | None = 2
@@ -262,8 +261,8 @@ class FormatConfig:
     max_duplicate_hints: int | None = 2
     max_code_literal_chars: int | None = 200
     max_helper_chars: int | None = 8_000
-    max_trailing_declarations: int | None = 1
-    max_code_line_chars: int | None = 2_000
+    max_trailing_declarations: int | None = 2
+    max_code_line_chars: int | None = 4_000
     soft_max_tokens: int = 20_480
     max_tokens: int | None = 24_576
     chars_per_token: float = 3.2

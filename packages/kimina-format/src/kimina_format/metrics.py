@@ -54,11 +54,15 @@ _DIGITS = re.compile(r"\d+")
 # A prose line that is not words (after a newline, so the first line is left out): 40 or more printable ASCII
 # characters with no space (base64, ASCII art, dumps), or 40 or more lowercase letters and spaces only (word salad:
 # no capital, digit or punctuation). Non-ASCII lines (Chinese, Unicode math) are never junk lines.
-# The ASCII punctuation marks that `punctuation_runs` counts, all made one byte (SOH; the text's own are deleted):
-# not brackets, `|`, `$` or a backslash, which formulas and tables write several in a row.
+# The ASCII punctuation marks that `punctuation_run_chars` counts, all made one byte (SOH; the text's own are
+# deleted) for its gate: eight marks in a row, of one mark or not. Not brackets, `|`, `$` or a backslash, which
+# formulas write several in a row.
 _PUNCTUATION_MARKS = b"!\"#%&'*+,-./:;<=>?@^_`~"
 _PUNCTUATION_TABLE = bytes.maketrans(_PUNCTUATION_MARKS, b"\x01" * len(_PUNCTUATION_MARKS))
-_PUNCTUATION_RUN = b"\x01" * 6
+_PUNCTUATION_GATE = b"\x01" * 8
+# The name a `theorem` or `lemma` declares (what `_theorem_line` looks for in the final code).
+_DECLARED_NAME = re.compile(r"(?:^|\n)[^\S\n]*(?:theorem|lemma)\s+([^\s:({\[]+)")
+_PUNCTUATION_RUN = re.compile(rb"([!\"#%&'*+,\-./:;<=>?@^_`~])\1{7,}")
 _JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
 # A tactic that does nothing: `skip`, `trace_state`, `trace "..."`, `show _`, `rotate_left 0`, `iterate 0`, or a `have`
 # of `True`. (A `have` of `(n : ℝ) = (n : ℝ)` is not one: real proofs write such casts.)
@@ -219,8 +223,8 @@ class FormatMetrics:
         symbol_chars: Pictographic characters anywhere (emoji, dingbats, private use).
         lookalike_chars: Letters anywhere that read as Latin ones but are other characters (see
             `FormatConfig.max_lookalike_chars`).
-        punctuation_runs: Runs of six ASCII punctuation marks in the prose, spaces aside, in blocks of six (see
-            `FormatConfig.max_punctuation_runs`).
+        punctuation_run_chars: Characters of the prose in runs of eight or more of one ASCII punctuation mark (see
+            `FormatConfig.max_punctuation_run_chars`).
         tab_chars: Tab characters anywhere.
         space_run: Most spaces and tabs in a row anywhere, when more than `max_space_run` (0 otherwise: shorter runs
             are not measured, which would cost a dozen scans of the text).
@@ -280,7 +284,7 @@ class FormatMetrics:
         helper_chars: Non-whitespace characters of the final code's declarations other than its last theorem or
             lemma (the one that proves the statement): before it, and after its proof.
         trailing_declarations: Declarations of the final code after the proof of its last theorem or lemma.
-        longest_code_line: Non-whitespace characters of the final code's longest line, comments blanked.
+        longest_code_line: Non-whitespace characters of the final code's longest line (comments blanked).
         statement_match: Whether the final code holds the given statement (None when none was given or no code).
     """
 
@@ -322,7 +326,7 @@ class FormatMetrics:
     invisible_chars: int = 0
     symbol_chars: int = 0
     lookalike_chars: int = 0
-    punctuation_runs: int = 0
+    punctuation_run_chars: int = 0
     tab_chars: int = 0
     space_run: int = 0
     blank_line_run: int = 0
@@ -471,8 +475,8 @@ def measure(
         "code_chars": len(code) if code is not None else 0,
         "invisible_chars": junk.invisible,
         "symbol_chars": junk.symbols,
-        "lookalike_chars": junk.lookalikes + (mixed_script_letters(text) if junk.cyrillic else 0),
-        "punctuation_runs": prose_utf8.translate(_PUNCTUATION_TABLE, b" \x01").count(_PUNCTUATION_RUN),
+        "lookalike_chars": junk.lookalikes + (mixed_script_letters(text) if junk.foreign else 0),
+        "punctuation_run_chars": _punctuation_run_chars(prose_utf8),
         "tab_chars": junk.tabs,
         # Spaces and tabs make one run (`" \t" * 1000` is padding too).
         "space_run": over_limit_run(text.replace("\t", " ") if "\t" in text else text, " ", max_space_run),
@@ -510,7 +514,7 @@ def measure(
     final_names, final_invocations, _ = tactics_used(final.body)
     prose_copies = _prose_copies(repetition, final)
     copied = _copied_chars(blocks, final) + prose_copies
-    declarations, literal_chars, helper_chars, trailing, longest = _code_padding(final)
+    declarations, literal_chars, helper_chars, trailing, longest = _code_padding(final, formal_statement)
     metrics.update(
         code_lines=final.code_lines,
         proof_lines=len(final.body),
@@ -821,11 +825,42 @@ def _proof_padding(final: LeanParts) -> dict[str, int]:
     }
 
 
-def _code_padding(final: LeanParts) -> tuple[int, int, int, int, int]:
+def _theorem_line(code: str, formal_statement: str | None) -> int:
+    """Offset of the newline before the theorem of `code` that proves `formal_statement`, or -1 when none is found.
+
+    The theorem named as the statement's last `theorem` or `lemma`, else the code's last `theorem` or `lemma`.
+    """
+    names = _DECLARED_NAME.findall(formal_statement) if formal_statement else []
+    if names:
+        found = re.search(r"\n(?:theorem|lemma) " + re.escape(names[-1]) + r"(?![\w.'!?])", code)
+        if found is not None:
+            return found.start()
+    return max(code.rfind("\ntheorem "), code.rfind("\nlemma "))
+
+
+def _punctuation_run_chars(prose: bytes) -> int:
+    """Characters of `prose` (UTF-8) in runs of eight or more of one ASCII punctuation mark, within lines of text.
+
+    A line that is one run alone (a Markdown rule, a Setext underline) is layout; the line rules bound such lines
+    written again and again. The gate is in C (eight marks in a row, of any of them: real prose holds none); only
+    past it are the runs found.
+    """
+    if _PUNCTUATION_GATE not in prose.translate(_PUNCTUATION_TABLE, b"\x01"):
+        return 0
+    size = len(prose)
+    return sum(
+        end - start
+        for start, end in (match.span() for match in _PUNCTUATION_RUN.finditer(prose))
+        if not (prose[start - 1 : start] in (b"", b"\n") and (end == size or prose[end] == 10))
+    )
+
+
+def _code_padding(final: LeanParts, formal_statement: str | None) -> tuple[int, int, int, int, int]:
     """What the final code holds besides its theorem: declarations, literal text, helpers, declarations after it.
 
-    The theorem is the last `theorem` or `lemma`; helpers are the declarations before it and whatever follows its
-    proof (a `def` of a 9,000-character sum or ten `example`s after the proof serve it no more than before it).
+    The theorem is the one named as in `formal_statement` (else the last `theorem` or `lemma`); helpers are the
+    declarations before it and whatever follows its proof (a `def` of a 9,000-character sum or ten `example`s after
+    the proof serve it no more than before it, and a `lemma` written last does not make them helpers).
 
     Returns:
         `code_declarations`, `code_literal_chars`, `helper_chars`, `trailing_declarations` and
@@ -841,8 +876,9 @@ def _code_padding(final: LeanParts) -> tuple[int, int, int, int, int]:
     literal_chars += sum(map(len, _LITERAL_NAME.findall(named))) if named else 0
     declarations = len(final.statements)
     helper_chars = trailing = 0
-    last = max(code.rfind("\ntheorem "), code.rfind("\nlemma "))
-    if declarations > 1 and last != -1:
+    # Read with one declaration too: what follows its proof may be `notation` or `macro` lines, not declarations.
+    last = _theorem_line(code, formal_statement)
+    if last != -1:
         if last > final.declarations_start:
             helper_chars = non_space_length(code[final.declarations_start : last])
         # The theorem's proof ends where the next declaration or header line starts.
@@ -851,7 +887,7 @@ def _code_padding(final: LeanParts) -> tuple[int, int, int, int, int]:
         if tail.strip():
             helper_chars += non_space_length(tail)
             trailing = len(split_lean(tail).statements)
-    return declarations, literal_chars, helper_chars, trailing, max(map(non_space_length, lines))
+    return declarations, literal_chars, helper_chars, trailing, non_space_length(max(lines, key=len))
 
 
 class TacticBlockLines(NamedTuple):

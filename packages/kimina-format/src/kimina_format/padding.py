@@ -25,16 +25,17 @@ _INVISIBLE = re.compile(
 # uses, private use. Not mathematical operators, arrows, letter-like symbols or CJK, which real reasoning is full of.
 _SYMBOL = re.compile("[\u2600-\u27bf\u2b00-\u2bff\ue000-\uf8ff\U0001f000-\U0001faff\U000f0000-\U0010ffff]")
 # Letters that read as Latin ones but are other characters, which real reasoning never writes: combining marks
-# (`é` as `e` and U+0301), full-width Latin letters and digits (not the full-width punctuation of Chinese text),
-# mathematical alphanumerics (`𝑎`, `𝐱`), and the Greek capitals and omicron that look exactly like Latin letters
-# (math writes `Γ`, `Δ`, `Σ`, `α`, `π`, never `Α` or `ο`). Cyrillic letters count only next to a Latin letter (see
-# `mixed_script_letters`): a reasoning in Russian is text, `Sincе` with a Cyrillic `е` is a disguise.
-_LOOKALIKE = re.compile(
-    "[\u0300-\u036f\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\U0001d400-\U0001d7ff"
-    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03bf]"
+# (`é` as `e` and U+0301: models write composed letters) and full-width Latin letters and digits (not the full-width
+# punctuation of Chinese text). Mathematical alphanumerics (`𝑎`), the Greek capitals and omicron that look exactly
+# like Latin letters, and Cyrillic letters count only next to a Latin letter (see `mixed_script_letters`): `𝓝 0`,
+# `𝔼[X]`, `𝑥 + 𝑦`, a sentence in Greek or Russian are text, `Sincе` with a Cyrillic `е` or `sq𝑢are` a disguise.
+_LOOKALIKE = re.compile("[\u0300-\u036f\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
+_OTHER_SCRIPT = (
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03bf"
+    "\u0400-\u04ff\U0001d400-\U0001d7ff"
 )
-_CYRILLIC = re.compile("[\u0400-\u04ff]")
-_MIXED_SCRIPT = re.compile("[A-Za-z][\u0400-\u04ff]|[\u0400-\u04ff](?=[A-Za-z])")
+_FOREIGN = re.compile(f"[{_OTHER_SCRIPT}]")
+_MIXED_SCRIPT = re.compile(f"[A-Za-z][{_OTHER_SCRIPT}]|[{_OTHER_SCRIPT}](?=[A-Za-z])")
 
 
 class Junk(NamedTuple):
@@ -44,7 +45,7 @@ class Junk(NamedTuple):
     symbols: int
     tabs: int
     lookalikes: int = 0
-    cyrillic: bool = False
+    foreign: bool = False
 
 
 def junk_characters(data: bytes) -> Junk:
@@ -52,7 +53,8 @@ def junk_characters(data: bytes) -> Junk:
 
     One `bytes.translate` (C) keeps the non-ASCII and control bytes; only those are decoded and matched, so plain
     text costs one scan, and a reasoning in Chinese or full of `ℝ`, `≤` and subscripts is not junk. Whether there
-    is a Cyrillic letter is told too: only then need the whole text be read for `mixed_script_letters`.
+    is a Cyrillic, a mathematical or a Latin-looking Greek letter is told too: only then need the whole text be read
+    for `mixed_script_letters`.
     """
     rest = data.translate(None, _PLAIN_BYTES)
     if not rest:
@@ -66,12 +68,12 @@ def junk_characters(data: bytes) -> Junk:
         len(_SYMBOL.findall(text)),
         text.count("\t"),
         len(_LOOKALIKE.findall(text)),
-        _CYRILLIC.search(text) is not None,
+        _FOREIGN.search(text) is not None,
     )
 
 
 def mixed_script_letters(text: str) -> int:
-    """Cyrillic letters of `text` written next to a Latin letter, as in a word disguised with look-alike letters."""
+    """Cyrillic, mathematical or Latin-looking Greek letters of `text` next to a Latin letter (a disguised word)."""
     return len(_MIXED_SCRIPT.findall(text))
 
 

@@ -38,9 +38,12 @@ _KEY_DELETE = b" \t0123456789"
 # A loop's copy may span at most this many lines (the thinking's opening, written again from the top).
 _MAX_LOOP_LINES = 1024
 _REPEATED_STRETCH = re.compile(rb"\x01{2,}")
-# ASCII punctuation, which `_long_line_repeats` also compares lines without (in keys, and in text).
-_PUNCTUATION = string.punctuation.encode()
-_NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
+# The marks that `_long_line_repeats` also compares lines without (in keys, and in text), and a dash after a space:
+# what disguises a copy (`word,`, `word;`, `word -`, `**word**`, `` `word` ``) but not what changes a formula (`+`,
+# `-` in `a-b`, `<`, `=`, `^`, `/`).
+_NOISE = ",;:!?.*_`'\""
+_NOISE_BYTES = _KEY_DELETE + _NOISE.encode()
+_NO_NOISE = str.maketrans("", "", _NOISE + " \t\n")
 # A word that a loop's copies may differ in, on lines too short for the three-quarters rule of `_alike`.
 _WORD_CHARS = 12
 # Fewest characters of the common stretch between two changes that `_moved_word` accepts.
@@ -276,7 +279,7 @@ def measure_repetition(
             _passage_repeats(keys, line_counts, top_line, key_lines, config, text),
             _pair_repeats(long, most, key_lines, config, text),
         ),
-        _long_line_repeats(counts, keys, key_lines, most, config.max_long_line_repeats, text),
+        _long_line_repeats(counts, data, key_lines, most, config.max_long_line_repeats, text),
         echoes,
     )
 
@@ -384,7 +387,7 @@ def _most_pairs(lines: Sequence[Hashable], limit: int) -> int:
 
 def _long_line_repeats(
     counts: Counter[bytes],
-    keys: bytes,
+    data: bytes,
     key_lines: list[bytes],
     most: int,
     limit: int | None,
@@ -394,9 +397,9 @@ def _long_line_repeats(
 
     A sentence that long is written again on purpose only a few times (real thinkings: 6); a formula line or a
     short remark may recur far more often (`max_line_repeats`). Confirmed digit for digit, so an enumeration of
-    long lines around new numbers is no repeat. Lines are also compared without their ASCII punctuation (on `keys`,
-    the whole text's key, first): copies disguised by commas, dashes or `**` put in at other places in each copy
-    are one line written again and again.
+    long lines around new numbers is no repeat. Lines are also compared without the marks that disguise a copy
+    (`_NOISE`, and a dash after a space; by keys of `data`, the text in UTF-8, first): copies with commas, dashes or
+    `**` put in at other places in each copy are one line written again and again, while `a + b` and `a - b` differ.
     """
     if limit is None:
         return 0
@@ -404,11 +407,11 @@ def _long_line_repeats(
     if most > limit and max((n for key, n in counts.items() if len(key) >= _LONG_LINE), default=0) > limit:
         found = max(Counter(_exact_lines(text(), key_lines, _LONG_LINE)).values(), default=0)
     if found <= limit:
-        bare = keys.translate(None, _PUNCTUATION).split(b"\n")
+        bare = data.replace(b" -", b" ").translate(_KEY_TABLE, _NOISE_BYTES).split(b"\n")
         if max(Counter(compress(bare, map(_LONG_LINE.__le__, map(len, bare)))).values(), default=0) > limit:
             lines = text().split("\n")
             exact = Counter(
-                "".join(line.lower().split()).translate(_NO_PUNCTUATION)
+                line.replace(" -", " ").lower().translate(_NO_NOISE)
                 for line, key in zip(lines, bare, strict=True)
                 if len(key) >= _LONG_LINE
             )

@@ -556,12 +556,12 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
                 f" full-width, mathematical, Greek or Cyrillic look-alikes; limit {most})",
             )
         )
-    most = config.max_punctuation_runs
-    if most is not None and m.punctuation_runs > most:
+    most = config.max_punctuation_run_chars
+    if most is not None and m.punctuation_run_chars > most:
         violations.append(
             Violation(
                 Code.JUNK_CHARACTERS,
-                f"{m.punctuation_runs} runs of six punctuation marks in the prose (limit {most})",
+                f"{m.punctuation_run_chars} characters of the prose are runs of one punctuation mark (limit {most})",
             )
         )
     most = config.max_junk_lines
