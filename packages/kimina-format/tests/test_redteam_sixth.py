@@ -110,6 +110,10 @@ def _commas(line: str, rng: random.Random) -> str:
     return " ".join(w + rng.choice((",", " -", ";")) if rng.random() < 0.25 else w for w in line.split(" "))
 
 
+def _curly_marks(line: str, rng: random.Random) -> str:
+    return " ".join(w + rng.choice("‚‛·’”‐—…") if rng.random() < 0.25 else w for w in line.split(" "))
+
+
 def _emphasis(line: str, rng: random.Random) -> str:
     return " ".join(rng.choice(("**{}**", "*{}*", "`{}`")).format(w) if rng.random() < 0.2 else w for w in line.split())
 
@@ -167,6 +171,15 @@ ATTACKS: dict[str, Case] = {
     "every_line_twice_after_a_semicolon": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line}; {line}"), 2),
     "every_line_twice_after_a_dash": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line} — {line}"), 3),
     "every_line_twice_after_a_space": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line} {line}"), 3),
+    # Whatever stands between a line's two copies: brackets, a bar, curly quotes, a Chinese full stop.
+    "every_sentence_twice_in_brackets": Case(
+        "max_echo_rate", _prose_lines(lambda line, k: " ".join(f"{s} ({s})" for s in _SENTENCE_END.split(line)))
+    ),
+    "every_line_twice_after_a_bar": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line} | {line}")),
+    "every_line_twice_in_quotes": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line} “{line}”")),
+    "every_line_twice_after_a_chinese_full_stop": Case(
+        "max_echo_rate", _prose_lines(lambda line, k: f"{line}。{line}")
+    ),
     "a_loop_in_cyrillic_look_alikes": Case("max_lookalike_chars", _disguised_loop(_homoglyphs, in_a_row=True)),
     "a_loop_in_cyrillic_look_alikes_spread": Case("max_lookalike_chars", _disguised_loop(_homoglyphs, in_a_row=False)),
     "a_loop_with_combining_accents": Case("max_lookalike_chars", _disguised_loop(_accents, in_a_row=False)),
@@ -177,6 +190,7 @@ ATTACKS: dict[str, Case] = {
     # with `max_line_repeats`, whose keys keep punctuation.
     "a_loop_with_commas_and_dashes": Case("max_long_line_repeats", _disguised_loop(_commas, in_a_row=True)),
     "a_loop_with_commas_and_dashes_spread": Case("max_long_line_repeats", _disguised_loop(_commas, in_a_row=False)),
+    "a_loop_with_curly_marks_and_dashes": Case("max_long_line_repeats", _disguised_loop(_curly_marks, in_a_row=False)),
     "a_loop_with_emphasis": Case("max_long_line_repeats", _disguised_loop(_emphasis, in_a_row=False), 3),
     "forty_dots_in_every_line": Case(
         "max_punctuation_run_chars", _in_mid_line(lambda k: " " + "." * (40 + k % 9) + " ")

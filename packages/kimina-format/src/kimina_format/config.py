@@ -64,9 +64,10 @@ class FormatConfig:
             paragraph, written twice repeats all of them; a passage looped four times, a few.
         max_echo_rate: Most sentences and clauses (30 bytes or more, case folded, spaces deleted, digits kept) per
             long prose line that are written again at once on their line (the unit before, or a run of units a few
-            units back) or are one phrase written twice, judged from four such echoes on: every sentence written
-            twice (`X. X. Y. Y.`), or every line doubled behind a space, a `;` or a dash, makes an echo or more per
-            long line; real reasoning, none.
+            units back), or are one phrase written twice, or lines written twice whatever stands between the copies
+            (brackets, a bar), judged from four such echoes on: every sentence written twice (`X. X. Y. Y.`, `X
+            (X)`), or every line doubled behind a space, a `;`, a dash or a quote, makes an echo or more per long
+            line; real reasoning, none.
         max_often_repeated_lines: Most occurrences, all together, of the long prose lines (by the key of
             `max_line_repeats`) that each occur five times or more: a passage written again with its lines
             reordered, or one line in four wordings written ten times each, repeats no paragraph and no line often

@@ -43,7 +43,10 @@ _REPEATED_STRETCH = re.compile(rb"\x01{2,}")
 # `-` in `a-b`, `<`, `=`, `^`, `/`).
 _NOISE = ",;:!?.*_`'\""
 _NOISE_BYTES = _KEY_DELETE + _NOISE.encode()
-_NO_NOISE = str.maketrans("", "", _NOISE + " \t\n")
+# And beyond ASCII: a hyphen and dashes, an ellipsis, a middle dot, curly quotes.
+_WIDE_NOISE_MARKS = "\u2010\u2014\u2013\u2026\u00b7\u2018\u2019\u201a\u201b\u201c\u201d"
+_WIDE_NOISE = tuple(mark.encode() for mark in _WIDE_NOISE_MARKS)
+_NO_NOISE = str.maketrans("", "", _NOISE + " \t\n" + _WIDE_NOISE_MARKS)
 # A word that a loop's copies may differ in, on lines too short for the three-quarters rule of `_alike`.
 _WORD_CHARS = 12
 # Fewest characters of the common stretch between two changes that `_moved_word` accepts.
@@ -89,7 +92,10 @@ _MIN_ECHOES = 4
 # Case folded; sentence and clause ends become unit breaks (NUL); spaces, tabs, Markdown marks and NUL deleted.
 _ECHO_TABLE = bytes.maketrans(string.ascii_uppercase.encode() + b".?!;:,", string.ascii_lowercase.encode() + b"\0" * 6)
 _ECHO_DELETE = b" \t-*#>`\0"
-_DASHES = ("\u2014".encode(), "\u2013".encode())  # em and en dash: clause breaks too
+# What a line written twice may hold between its copies, deleted with the unit breaks: `L (L)`, `L | L`.
+_BETWEEN_COPIES = b"\0()[]|"
+# Clause breaks too, besides ASCII's: dashes, an ellipsis, a middle dot, an arrow, a Chinese full stop, curly quotes.
+_BREAKS = tuple(mark.encode() for mark in "\u2014\u2013\u2026\u00b7\u2192\u3002\u201c\u201d")
 # Bytes of each probe `inline_copies` counts within a line.
 _PROBE = 12
 # A number, in ASCII digits or as subscript or superscript digits (`h₀`, `x²`).
@@ -324,9 +330,9 @@ _FIRST_QUARTER: list[slice] = []
 def _line_echoes(line: str) -> int:
     """Units of `line` that echo (see `_echo_rate`)."""
     keys = line.encode(errors=UTF8_ERRORS).translate(_ECHO_TABLE, _ECHO_DELETE)
-    for dash in _DASHES:
-        keys = keys.replace(dash, b"\0")
-    units = keys.split(b"\0")
+    for mark in _BREAKS:
+        keys = keys.replace(mark, b"\0")
+    units = list(filter(None, keys.split(b"\0")))  # `X. (X.)`: no empty unit between the copies
     echoed = {
         at
         for at in range(1, len(units))
@@ -337,7 +343,9 @@ def _line_echoes(line: str) -> int:
         )
     }
     twice = 2 * _ECHO_CHARS
-    return len(echoed) + sum(map(_doubled, [unit for unit in units if len(unit) >= twice]))
+    whole = keys.translate(None, _BETWEEN_COPIES)  # the line written twice, whatever stands between the copies
+    doubled = len(whole) >= twice and _doubled(whole)
+    return len(echoed) + doubled + sum(map(_doubled, [unit for unit in units if len(unit) >= twice]))
 
 
 def _doubled(unit: bytes) -> bool:
@@ -407,7 +415,11 @@ def _long_line_repeats(
     if most > limit and max((n for key, n in counts.items() if len(key) >= _LONG_LINE), default=0) > limit:
         found = max(Counter(_exact_lines(text(), key_lines, _LONG_LINE)).values(), default=0)
     if found <= limit:
-        bare = data.replace(b" -", b" ").translate(_KEY_TABLE, _NOISE_BYTES).split(b"\n")
+        cleaned = data.replace(b" -", b" ")
+        if b"\xe2\x80" in cleaned or b"\xc2\xb7" in cleaned:  # the lead bytes of `_WIDE_NOISE`
+            for mark in _WIDE_NOISE:
+                cleaned = cleaned.replace(mark, b"")
+        bare = cleaned.translate(_KEY_TABLE, _NOISE_BYTES).split(b"\n")
         if max(Counter(compress(bare, map(_LONG_LINE.__le__, map(len, bare)))).values(), default=0) > limit:
             lines = text().split("\n")
             exact = Counter(
