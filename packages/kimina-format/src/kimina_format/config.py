@@ -149,10 +149,11 @@ class FormatConfig:
             spaces (no-break, ideographic, ...), control characters, variation selectors, blank Braille, lone
             surrogates.
         max_symbol_chars: Most pictographic characters anywhere (emoji, dingbats, private use).
-        max_lookalike_chars: Most letters anywhere that read as Latin ones but are other characters: combining marks,
-            full-width Latin letters and digits, mathematical alphanumerics (`𝑎`), Greek capitals and omicron that
-            look like Latin letters, Cyrillic letters next to a Latin one. A loop whose copies are disguised by such
-            letters at different places in each copy has a key per copy.
+        max_lookalike_chars: Most letters anywhere that read as Latin ones but are other characters: combining marks
+            and full-width Latin letters and digits, and the Cyrillic letters, mathematical alphanumerics (`𝑎`) and
+            Latin-looking Greek capitals and omicron written next to a Latin letter. A loop whose copies are
+            disguised by such letters at different places in each copy has a key per copy; `𝓝 0`, `𝔼[X]` and a
+            sentence in Greek or Russian are text.
         max_punctuation_run_chars: Most characters of the prose in runs of eight or more of one ASCII punctuation
             mark (not brackets, `|`, `$` or the backslash): dots or dashes in every line pad the length with
             nothing; a few rules, table separators and Setext underlines are far under it.
@@ -176,10 +177,11 @@ class FormatConfig:
             `polyrith`) that repeat an earlier item of it.
         max_code_literal_chars: Most characters in string and character literals of the final code, and in names
             that hold text (`«...»`, or a name of more than 80 characters).
-        max_helper_chars: Most non-whitespace characters of the final code's declarations other than its last
-            theorem or lemma: the helpers it proves or defines first, and whatever follows that theorem's proof.
-        max_trailing_declarations: Most declarations in the final code after the proof of its last theorem or lemma
-            (which proves the statement): they cannot serve it, and ten trivial `example`s there pad the code.
+        max_helper_chars: Most non-whitespace characters of the final code other than its header and its theorem
+            (the `theorem` or `lemma` named as in the statement, else the last one): the helpers it proves or
+            defines first, and whatever follows the theorem's proof.
+        max_trailing_declarations: Most declarations in the final code after the proof of its theorem: they cannot
+            serve it, and ten trivial `example`s there pad the code.
         max_code_line_chars: Most non-whitespace characters in one line of the final code, comments aside: one
             `have` of a 9,000-character sum is padding Lean accepts.
         soft_max_tokens: Length penalty is zero up to this many tokens, then grows linearly.

@@ -281,9 +281,9 @@ class FormatMetrics:
             `polyrith`) that repeat an earlier item of that list.
         code_literal_chars: Characters in the string literals, the `«»` names and the names of more than 80
             characters of the final code.
-        helper_chars: Non-whitespace characters of the final code's declarations other than its last theorem or
-            lemma (the one that proves the statement): before it, and after its proof.
-        trailing_declarations: Declarations of the final code after the proof of its last theorem or lemma.
+        helper_chars: Non-whitespace characters of the final code's declarations other than its theorem (the
+            `theorem` or `lemma` named as in the statement, else the last one): before it, and after its proof.
+        trailing_declarations: Declarations of the final code after the proof of its theorem.
         longest_code_line: Non-whitespace characters of the final code's longest line (comments blanked).
         statement_match: Whether the final code holds the given statement (None when none was given or no code).
     """
