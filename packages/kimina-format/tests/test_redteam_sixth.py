@@ -106,6 +106,22 @@ def _math_italic(line: str, rng: random.Random) -> str:
     )
 
 
+def _alphabet(letters: dict[str, str]) -> Callable[[str, random.Random], str]:
+    """A disguise: each letter that has a look-alike in `letters` swapped for it, at a fifth of its places."""
+
+    def disguise(line: str, rng: random.Random) -> str:
+        return "".join(letters[c] if c in letters and rng.random() < 0.2 else c for c in line)
+
+    return disguise
+
+
+_GREEK = _alphabet(dict(zip("vipuxk", "νιρυχκ", strict=True)))
+_SMALL_CAPITALS_AND_IPA = _alphabet(dict(zip("agiyourln", "ɑɡɪʏᴏᴜʀʟɴ", strict=True)))
+_SUPERSCRIPT_LETTERS = _alphabet(dict(zip("aeotsr", "ᵃᵉᵒᵗˢʳ", strict=True)))
+_LETTERLIKE = _alphabet(dict(zip("eghlo", "ℯℊℎℓℴ", strict=True)))
+_ARMENIAN = _alphabet(dict(zip("ouhnqg", "օսհոզց", strict=True)))
+
+
 def _commas(line: str, rng: random.Random) -> str:
     return " ".join(w + rng.choice((",", " -", ";")) if rng.random() < 0.25 else w for w in line.split(" "))
 
@@ -184,6 +200,16 @@ ATTACKS: dict[str, Case] = {
     "a_loop_in_cyrillic_look_alikes_spread": Case("max_lookalike_chars", _disguised_loop(_homoglyphs, in_a_row=False)),
     "a_loop_with_combining_accents": Case("max_lookalike_chars", _disguised_loop(_accents, in_a_row=False)),
     "a_loop_with_full_width_words": Case("max_lookalike_chars", _disguised_loop(_full_width, in_a_row=True)),
+    # Other alphabets: a few rows keep a line whose letters have few look-alikes in the alphabet used.
+    "a_loop_in_greek_look_alikes": Case("max_lookalike_chars", _disguised_loop(_GREEK, in_a_row=False), 4),
+    "a_loop_in_small_capitals_and_ipa": Case(
+        "max_lookalike_chars", _disguised_loop(_SMALL_CAPITALS_AND_IPA, in_a_row=False)
+    ),
+    "a_loop_in_superscript_letters": Case(
+        "max_lookalike_chars", _disguised_loop(_SUPERSCRIPT_LETTERS, in_a_row=False), 1
+    ),
+    "a_loop_in_letterlike_symbols": Case("max_lookalike_chars", _disguised_loop(_LETTERLIKE, in_a_row=False)),
+    "a_loop_in_armenian_look_alikes": Case("max_lookalike_chars", _disguised_loop(_ARMENIAN, in_a_row=False)),
     "a_loop_with_math_italic_letters": Case("max_lookalike_chars", _disguised_loop(_math_italic, in_a_row=False)),
     # Lines of 80 key bytes or more without their punctuation are compared without it. The rows left pick a formula
     # line (`$\frac{-18 \pm \sqrt{...}}{2}$`, `$\sum_{k=1}^{49} u_{2k}$`) with fewer letters than that; such lines stay
@@ -244,6 +270,16 @@ LOOK_ALIKES: dict[str, Case] = {
         _thinking(
             lambda t, r: (
                 "Let α, β ∈ ℝ with α + β = π, so sin α = sin β and Σ aᵢ ≤ Π (1 + aᵢ); Δ ≥ 0, θ ∈ [0, 2π).\n\n" + t
+            )
+        ),
+    ),
+    "accented_names_and_vietnamese": Case(
+        "max_lookalike_chars",
+        _thinking(
+            lambda t, r: (
+                "By Bézout's identity and the Erdős–Ginzburg–Ziv theorem (see Poincaré, Schrödinger), "
+                "the bound holds; ρ(x) ≤ 1 and xⁿ ≥ 0. Ta xét hàm số f(x) trên đoạn [0, 1], rồi dùng bất đẳng thức.\n\n"
+                + t
             )
         ),
     ),

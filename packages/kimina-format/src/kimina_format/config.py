@@ -150,10 +150,10 @@ class FormatConfig:
             surrogates.
         max_symbol_chars: Most pictographic characters anywhere (emoji, dingbats, private use).
         max_lookalike_chars: Most letters anywhere that read as Latin ones but are other characters: combining marks
-            and full-width Latin letters and digits, and the Cyrillic letters, mathematical alphanumerics (`𝑎`) and
-            Latin-looking Greek capitals and omicron written next to a Latin letter. A loop whose copies are
-            disguised by such letters at different places in each copy has a key per copy; `𝓝 0`, `𝔼[X]` and a
-            sentence in Greek or Russian are text.
+            and full-width Latin letters and digits, and the letters of other scripts and alphabets that look like
+            Latin ones (Cyrillic, Greek, Armenian, IPA, small capitals, mathematical alphanumerics such as `𝑎`, ...)
+            written next to a Latin letter. A loop whose copies are disguised by such letters at different places in
+            each copy has a key per copy; `𝓝 0`, `𝔼[X]`, accented names and a sentence in Greek or Russian are text.
         max_punctuation_run_chars: Most characters of the prose in runs of eight or more of one ASCII punctuation
             mark (not brackets, `|`, `$` or the backslash): dots or dashes in every line pad the length with
             nothing; a few rules, table separators and Setext underlines are far under it.

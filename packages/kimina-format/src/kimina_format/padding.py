@@ -26,13 +26,17 @@ _INVISIBLE = re.compile(
 _SYMBOL = re.compile("[\u2600-\u27bf\u2b00-\u2bff\ue000-\uf8ff\U0001f000-\U0001faff\U000f0000-\U0010ffff]")
 # Letters that read as Latin ones but are other characters, which real reasoning never writes: combining marks
 # (`é` as `e` and U+0301: models write composed letters) and full-width Latin letters and digits (not the full-width
-# punctuation of Chinese text). Mathematical alphanumerics (`𝑎`), the Greek capitals and omicron that look exactly
-# like Latin letters, and Cyrillic letters count only next to a Latin letter (see `mixed_script_letters`): `𝓝 0`,
-# `𝔼[X]`, `𝑥 + 𝑦`, a sentence in Greek or Russian are text, `Sincе` with a Cyrillic `е` or `sq𝑢are` a disguise.
+# punctuation of Chinese text). The letters of other scripts and alphabets that look like Latin ones count only next
+# to a Latin letter (see `mixed_script_letters`): `𝓝 0`, `𝔼[X]`, `𝑥 + 𝑦`, `ρ(x)`, a sentence in Greek, Russian or
+# Armenian are text, `Sincе` with a Cyrillic `е`, `sq𝑢are` or `ᴛhe` a disguise. They are the Latin-looking Greek
+# capitals and lowercase letters (`ο ν ι κ ρ υ χ`, not `α`, `π` or `θ`), Cyrillic, Armenian, Cherokee and Lisu letters,
+# IPA letters, small capitals and modifier letters (`ɑ`, `ᴛ`, `ᵉ`, not `ⁿ`), the letterlike `ℊ ℎ ℓ ℯ ℴ`, and the
+# mathematical alphanumerics. Accented Latin letters (`é`, `ő`, `ơ`) are names and languages, not look-alikes.
 _LOOKALIKE = re.compile("[\u0300-\u036f\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
 _OTHER_SCRIPT = (
-    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03bf"
-    "\u0400-\u04ff\U0001d400-\U0001d7ff"
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7"
+    "\u03b9\u03ba\u03bd\u03bf\u03c1\u03c5\u03c7\u0250-\u02af\u0400-\u052f\u0531-\u058f\u13a0-\u13ff"
+    "\u1d00-\u1d6a\u210a\u210e\u2113\u212f\u2134\ua4d0-\ua4ff\U0001d400-\U0001d7ff"
 )
 _FOREIGN = re.compile(f"[{_OTHER_SCRIPT}]")
 _MIXED_SCRIPT = re.compile(f"[A-Za-z][{_OTHER_SCRIPT}]|[{_OTHER_SCRIPT}](?=[A-Za-z])")
@@ -53,8 +57,8 @@ def junk_characters(data: bytes) -> Junk:
 
     One `bytes.translate` (C) keeps the non-ASCII and control bytes; only those are decoded and matched, so plain
     text costs one scan, and a reasoning in Chinese or full of `ℝ`, `≤` and subscripts is not junk. Whether there
-    is a Cyrillic, a mathematical or a Latin-looking Greek letter is told too: only then need the whole text be read
-    for `mixed_script_letters`.
+    is a letter of another script that looks like a Latin one is told too: only then need the whole text be read for
+    `mixed_script_letters`.
     """
     rest = data.translate(None, _PLAIN_BYTES)
     if not rest:
@@ -73,7 +77,7 @@ def junk_characters(data: bytes) -> Junk:
 
 
 def mixed_script_letters(text: str) -> int:
-    """Cyrillic, mathematical or Latin-looking Greek letters of `text` next to a Latin letter (a disguised word)."""
+    """Letters of `text` from other scripts and alphabets that look like Latin ones, next to a Latin letter."""
     return len(_MIXED_SCRIPT.findall(text))
 
 
