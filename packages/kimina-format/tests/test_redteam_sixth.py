@@ -177,16 +177,16 @@ class Case(NamedTuple):
 
 
 ATTACKS: dict[str, Case] = {
-    # Every sentence written twice at once. The rows left have too few long sentences for 4 echoes (`_MIN_ECHOES`).
+    # Every sentence written twice at once.
     "every_sentence_twice": Case(
-        "max_echo_rate", _prose_lines(lambda line, k: " ".join(s + " " + s for s in _SENTENCE_END.split(line))), 2
+        "max_echo_rate", _prose_lines(lambda line, k: " ".join(s + " " + s for s in _SENTENCE_END.split(line)))
     ),
     "every_sentence_twice_unspaced": Case(
-        "max_echo_rate", _prose_lines(lambda line, k: "".join(s + s for s in _SENTENCE_END.split(line))), 2
+        "max_echo_rate", _prose_lines(lambda line, k: "".join(s + s for s in _SENTENCE_END.split(line)))
     ),
-    "every_line_twice_after_a_semicolon": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line}; {line}"), 2),
-    "every_line_twice_after_a_dash": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line} — {line}"), 3),
-    "every_line_twice_after_a_space": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line} {line}"), 3),
+    "every_line_twice_after_a_semicolon": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line}; {line}")),
+    "every_line_twice_after_a_dash": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line} — {line}")),
+    "every_line_twice_after_a_space": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line} {line}")),
     # Whatever stands between a line's two copies: brackets, a bar, curly quotes, a Chinese full stop.
     "every_sentence_twice_in_brackets": Case(
         "max_echo_rate", _prose_lines(lambda line, k: " ".join(f"{s} ({s})" for s in _SENTENCE_END.split(line)))
@@ -220,6 +220,12 @@ ATTACKS: dict[str, Case] = {
     "a_loop_with_emphasis": Case("max_long_line_repeats", _disguised_loop(_emphasis, in_a_row=False), 3),
     "forty_dots_in_every_line": Case(
         "max_punctuation_run_chars", _in_mid_line(lambda k: " " + "." * (40 + k % 9) + " ")
+    ),
+    "forty_ellipses_in_every_line": Case(
+        "max_punctuation_run_chars", _in_mid_line(lambda k: " " + "…" * (40 + k % 9) + " ")
+    ),
+    "forty_box_drawing_dashes_in_every_line": Case(
+        "max_punctuation_run_chars", _in_mid_line(lambda k: " " + "─" * (40 + k % 9) + " ")
     ),
     "ninety_dashes_in_every_line": Case("max_punctuation_run_chars", _in_mid_line(lambda k: " " + "-" * (90 + k % 9))),
     "a_long_def_after_the_proof": Case("max_helper_chars", _after_the_proof(f"def pad : ℕ := {_SUM}")),
@@ -316,6 +322,10 @@ LOOK_ALIKES: dict[str, Case] = {
                 else ("......" if k % 5 == 0 else "")
             )
         ),
+    ),
+    "box_drawing_rules_and_chinese_ellipses": Case(
+        "max_punctuation_run_chars",
+        _between_paragraphs(lambda k: ("═" * 60, "他想了想……然后继续。", "─" * 40)[k] if k < 3 else ""),
     ),
     "mathlib_script_letters_and_greek": Case(
         "max_lookalike_chars",

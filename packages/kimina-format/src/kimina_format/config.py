@@ -154,9 +154,10 @@ class FormatConfig:
             Latin ones (Cyrillic, Greek, Armenian, IPA, small capitals, mathematical alphanumerics such as `𝑎`, ...)
             written next to a Latin letter. A loop whose copies are disguised by such letters at different places in
             each copy has a key per copy; `𝓝 0`, `𝔼[X]`, accented names and a sentence in Greek or Russian are text.
-        max_punctuation_run_chars: Most characters of the prose in runs of eight or more of one ASCII punctuation
-            mark (not brackets, `|`, `$` or the backslash): dots or dashes in every line pad the length with
-            nothing; a few rules, table separators and Setext underlines are far under it.
+        max_punctuation_run_chars: Most characters of the prose in runs of eight or more of one punctuation mark
+            (ASCII's but brackets, `|`, `$` and the backslash; and `…`, `⋯`, `—`, `–`, `•`, `·`, `─`, `═`) inside
+            lines of text: dots or dashes in every line pad the length with nothing; a line that is one run alone (a
+            rule, a Setext underline) is layout.
         max_junk_lines: Most prose lines (after the first) that are not words: 40 or more printable ASCII characters
             without a space (base64, ASCII art, dumps), or 40 or more of only lowercase letters and spaces, with no
             capital, digit or punctuation (word salad).

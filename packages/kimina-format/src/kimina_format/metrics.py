@@ -63,6 +63,11 @@ _PUNCTUATION_GATE = b"\x01" * 8
 # The name a `theorem` or `lemma` declares (what `_theorem_line` looks for in the final code).
 _DECLARED_NAME = re.compile(r"(?:^|\n)[^\S\n]*(?:theorem|lemma)\s+([^\s:({\[]+)")
 _PUNCTUATION_RUN = re.compile(rb"([!\"#%&'*+,\-./:;<=>?@^_`~])\1{7,}")
+# Marks beyond ASCII that pad the same way: an ellipsis, a midline ellipsis, dashes, a bullet, a middle dot and two
+# box-drawing lines. Each is looked for eight times in a row (a substring search each), and only then matched.
+_WIDE_MARKS = tuple(mark.encode() for mark in "\u2026\u22ef\u2014\u2013\u2022\u00b7\u2500\u2550")
+_WIDE_GATES = tuple(mark * 8 for mark in _WIDE_MARKS)
+_WIDE_RUN = re.compile(b"(" + b"|".join(_WIDE_MARKS) + rb")\1{7,}")
 _JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
 # A tactic that does nothing: `skip`, `trace_state`, `trace "..."`, `show _`, `rotate_left 0`, `iterate 0`, or a `have`
 # of `True`. (A `have` of `(n : ℝ) = (n : ℝ)` is not one: real proofs write such casts.)
@@ -839,18 +844,22 @@ def _theorem_line(code: str, formal_statement: str | None) -> int:
 
 
 def _punctuation_run_chars(prose: bytes) -> int:
-    """Characters of `prose` (UTF-8) in runs of eight or more of one ASCII punctuation mark, within lines of text.
+    """Characters of `prose` (UTF-8) in runs of eight or more of one punctuation mark, within lines of text.
 
-    A line that is one run alone (a Markdown rule, a Setext underline) is layout; the line rules bound such lines
-    written again and again. The gate is in C (eight marks in a row, of any of them: real prose holds none); only
-    past it are the runs found.
+    The marks are ASCII's (not brackets, `|`, `$` or the backslash) and a few beyond it that pad as well (`…`, `—`,
+    `─`, ...). A line that is one run alone (a Markdown rule, a Setext underline, a box-drawing rule) is layout; the
+    line rules bound such lines written again and again. The gates are in C (eight ASCII marks in a row, of any of
+    them, or eight of one wide mark: real prose holds none); only past them are the runs found.
     """
-    if _PUNCTUATION_GATE not in prose.translate(_PUNCTUATION_TABLE, b"\x01"):
-        return 0
+    runs: list[tuple[int, int, int]] = []  # start, end and bytes of the mark
+    if _PUNCTUATION_GATE in prose.translate(_PUNCTUATION_TABLE, b"\x01"):
+        runs += [(*match.span(), 1) for match in _PUNCTUATION_RUN.finditer(prose)]
+    if any(gate in prose for gate in _WIDE_GATES):
+        runs += [(*match.span(), len(match.group(1))) for match in _WIDE_RUN.finditer(prose)]
     size = len(prose)
     return sum(
-        end - start
-        for start, end in (match.span() for match in _PUNCTUATION_RUN.finditer(prose))
+        (end - start) // width
+        for start, end, width in runs
         if not (prose[start - 1 : start] in (b"", b"\n") and (end == size or prose[end] == 10))
     )
 

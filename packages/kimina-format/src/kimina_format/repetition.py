@@ -85,6 +85,8 @@ _OFTEN_MIN_CHARS = 40
 _ECHO_CHARS = 30
 # How many units before it, on its line, a unit's copy may be for `_echo_rate`: a sentence or a pair written twice.
 _ECHO_WINDOW = 8
+# Fewest different bytes in a phrase that `_doubled` tells written twice (a rule of `═` or `-` has one to three).
+_PHRASE_BYTES = 8
 # Fewest key bytes of a line that `_echo_rate` reads: two units.
 _ECHO_LINE = 2 * _ECHO_CHARS
 # Fewest echoes that `_echo_rate` judges, whatever their rate (a short reasoning that doubles a remark or two).
@@ -349,9 +351,9 @@ def _line_echoes(line: str) -> int:
 
 
 def _doubled(unit: bytes) -> bool:
-    """Whether `unit` is one phrase written twice."""
+    """Whether `unit` is one phrase written twice: not a run of one mark (`═══`), whose halves are alike too."""
     half = len(unit) // 2
-    return unit[:half] == unit[half:]
+    return unit[:half] == unit[half:] and len(set(unit[:half])) >= _PHRASE_BYTES
 
 
 def _pair_repeats(
