@@ -110,8 +110,9 @@ async def test_tiny_model_end_to_end(make_client, tiny_model, verifier, minif2f,
     assert response.status_code == 200 and result["model"] == str(tiny_model)
     assert len(result["attempts"]) == 3 and result["proved"] is False
     for attempt in result["attempts"]:
-        # A random model writes no lean4 block: nothing to verify, and the format check says why.
-        assert attempt["completion"] and attempt["code"] is None and attempt["lean"] is None
+        # A random model writes no lean4 block: nothing to verify, and the format check says why. Its sampling is not
+        # seeded, and it may end at once: the completion is then empty, which the format check rejects too.
+        assert isinstance(attempt["completion"], str) and attempt["code"] is None and attempt["lean"] is None
         assert attempt["format"]["ok"] is False and attempt["format"]["violations"]
     assert sse_events(stream.text)[-1][0] == "result"
 
