@@ -54,21 +54,22 @@ _DIGITS = re.compile(r"\d+")
 # A prose line that is not words (after a newline, so the first line is left out): 40 or more printable ASCII
 # characters with no space (base64, ASCII art, dumps), or 40 or more lowercase letters and spaces only (word salad:
 # no capital, digit or punctuation). Non-ASCII lines (Chinese, Unicode math) are never junk lines.
-# The ASCII punctuation marks that `punctuation_run_chars` counts, all made one byte (SOH; the text's own are
-# deleted) for its gate: eight marks in a row, of one mark or not. Not brackets, `|`, `$` or a backslash, which
-# formulas write several in a row.
+_JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
+# The ASCII punctuation marks that `punctuation_run_chars` counts (not brackets, `|`, `$` or a backslash, which
+# formulas write several in a row), in runs of eight of one mark. Its gate makes them all one byte (SOH; the text's
+# own are deleted) and looks for eight in a row, of one mark or not.
 _PUNCTUATION_MARKS = b"!\"#%&'*+,-./:;<=>?@^_`~"
 _PUNCTUATION_TABLE = bytes.maketrans(_PUNCTUATION_MARKS, b"\x01" * len(_PUNCTUATION_MARKS))
 _PUNCTUATION_GATE = b"\x01" * 8
-# The name a `theorem` or `lemma` declares (what `_theorem_line` looks for in the final code).
-_DECLARED_NAME = re.compile(r"(?:^|\n)[^\S\n]*(?:theorem|lemma)\s+([^\s:({\[]+)")
-_PUNCTUATION_RUN = re.compile(rb"([!\"#%&'*+,\-./:;<=>?@^_`~])\1{7,}")
+_PUNCTUATION_RUN = re.compile(b"([" + re.escape(_PUNCTUATION_MARKS) + rb"])\1{7,}")
 # Marks beyond ASCII that pad the same way: an ellipsis, a midline ellipsis, dashes, a bullet, a middle dot and two
 # box-drawing lines. Each is looked for eight times in a row (a substring search each), and only then matched.
 _WIDE_MARKS = tuple(mark.encode() for mark in "\u2026\u22ef\u2014\u2013\u2022\u00b7\u2500\u2550")
 _WIDE_GATES = tuple(mark * 8 for mark in _WIDE_MARKS)
 _WIDE_RUN = re.compile(b"(" + b"|".join(_WIDE_MARKS) + rb")\1{7,}")
-_JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
+# The name a `theorem` or `lemma` declares, and what may continue a name (`_theorem_line` looks for it in the code).
+_DECLARED_NAME = re.compile(r"(?:^|\n)[^\S\n]*(?:theorem|lemma)\s+([^\s:({\[]+)")
+_NAME_GOES_ON = re.compile(r"[\w.'!?]")
 # A tactic that does nothing: `skip`, `trace_state`, `trace "..."`, `show _`, `rotate_left 0`, `iterate 0`, or a `have`
 # of `True`. (A `have` of `(n : ℝ) = (n : ℝ)` is not one: real proofs write such casts.)
 _FILLER = re.compile(
@@ -837,10 +838,22 @@ def _theorem_line(code: str, formal_statement: str | None) -> int:
     """
     names = _DECLARED_NAME.findall(formal_statement) if formal_statement else []
     if names:
-        found = re.search(r"\n(?:theorem|lemma) " + re.escape(names[-1]) + r"(?![\w.'!?])", code)
-        if found is not None:
-            return found.start()
+        # Substring searches, not a regex built from the name: one compiled per problem would be compiled again and
+        # again in training, past the `re` module's cache.
+        found = [at for keyword in ("\ntheorem ", "\nlemma ") for at in _name_at(code, keyword + names[-1])]
+        if found:
+            return min(found)
     return max(code.rfind("\ntheorem "), code.rfind("\nlemma "))
+
+
+def _name_at(code: str, needle: str) -> list[int]:
+    """Offset of the first `needle` in `code` that a name character does not continue (a list of one, or empty)."""
+    at = code.find(needle)
+    while at != -1:
+        if _NAME_GOES_ON.match(code, at + len(needle)) is None:
+            return [at]
+        at = code.find(needle, at + 1)
+    return []
 
 
 def _punctuation_run_chars(prose: bytes) -> int:

@@ -87,7 +87,7 @@ _ECHO_CHARS = 30
 _ECHO_WINDOW = 8
 # Fewest different bytes in a phrase that `_doubled` tells written twice (a rule of `═` or `-` has one to three).
 _PHRASE_BYTES = 8
-# Fewest key bytes of a line that `_echo_rate` reads: two units.
+# Fewest key bytes of a line that `_echo_rate` reads (two units), and of a unit `_doubled` may find written twice.
 _ECHO_LINE = 2 * _ECHO_CHARS
 # Fewest echoes that `_echo_rate` judges, whatever their rate (a short reasoning that doubles a remark or two).
 _MIN_ECHOES = 4
@@ -344,10 +344,9 @@ def _line_echoes(line: str) -> int:
             for gap in range(1, min(at, _ECHO_WINDOW) + 1)
         )
     }
-    twice = 2 * _ECHO_CHARS
     whole = keys.translate(None, _BETWEEN_COPIES)  # the line written twice, whatever stands between the copies
-    doubled = len(whole) >= twice and _doubled(whole)
-    return len(echoed) + doubled + sum(map(_doubled, [unit for unit in units if len(unit) >= twice]))
+    doubled = len(whole) >= _ECHO_LINE and _doubled(whole)
+    return len(echoed) + doubled + sum(map(_doubled, [unit for unit in units if len(unit) >= _ECHO_LINE]))
 
 
 def _doubled(unit: bytes) -> bool:
