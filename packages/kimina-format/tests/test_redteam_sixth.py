@@ -22,6 +22,7 @@ from kimina_format.testing import (
     thinking_of,
     with_final_code,
     with_thinking,
+    xfail_params,
 )
 
 Row = dict[str, Any]
@@ -167,6 +168,27 @@ def _in_the_proof(line: str) -> Edit:
 _SUM = " + ".join(map(str, range(1, 1500)))
 
 
+def _each_sentence(copy: Callable[[str], str], between: str = " ") -> Edit:
+    """Each sentence of the thinking's prose followed by `copy(sentence)`, `between` the two."""
+    return _prose_lines(lambda line, k: " ".join(s + between + copy(s) for s in _SENTENCE_END.split(line)))
+
+
+def _words_changed(*places: float) -> Callable[[str], str]:
+    """A copy of a sentence with its words at `places` (fractions of its length) changed into `thing`."""
+
+    def copy(sentence: str) -> str:
+        words = sentence.split()
+        for place in places if words else ():
+            words[int(place * len(words))] = "thing"
+        return " ".join(words)
+
+    return copy
+
+
+def _parallel(*lines: str) -> Edit:
+    return _thinking(lambda t, r: t + "\n\n" + "\n\n".join(lines))
+
+
 class Case(NamedTuple):
     """One edit of the real completions, the rule it is about, and how many rows may keep (or lose) the full score."""
 
@@ -174,6 +196,7 @@ class Case(NamedTuple):
     edit: Edit
     most_kept: int = 0
     most_lost: int = 0
+    xfail: str = ""
 
 
 ATTACKS: dict[str, Case] = {
@@ -195,6 +218,42 @@ ATTACKS: dict[str, Case] = {
     "every_line_twice_in_quotes": Case("max_echo_rate", _prose_lines(lambda line, k: f"{line} “{line}”")),
     "every_line_twice_after_a_chinese_full_stop": Case(
         "max_echo_rate", _prose_lines(lambda line, k: f"{line}。{line}")
+    ),
+    # Each sentence written again with a word in passing between, or with a word or two dropped, added or changed
+    # (kimina-format 0.7.0; the seventh red team found them).
+    "every_sentence_again_after_a_word": Case("max_echo_rate", _each_sentence(lambda s: s, " Again: ")),
+    "every_sentence_again_after_right": Case("max_echo_rate", _each_sentence(lambda s: s, " Right. ")),
+    "every_sentence_again_less_its_last_word": Case(
+        "max_echo_rate", _each_sentence(lambda s: s.rsplit(" ", 1)[0] + ".")
+    ),
+    "every_sentence_again_less_its_first_word": Case("max_echo_rate", _each_sentence(lambda s: s.split(" ", 1)[-1])),
+    "every_sentence_again_after_a_word_less_its_last_word": Case(
+        "max_echo_rate", _each_sentence(lambda s: s.rsplit(" ", 1)[0] + ".", " Again: ")
+    ),
+    "every_sentence_again_with_a_filler_word": Case(
+        "max_echo_rate", _each_sentence(lambda s: s.replace(" ", " indeed ", 1))
+    ),
+    "every_sentence_again_with_its_middle_word_changed": Case(
+        "max_echo_rate",
+        _each_sentence(_words_changed(0.5)),
+        most_kept=2,  # rows of formula lines, whose changed words hold digits: a fifth of their long lines echo
+    ),
+    "every_sentence_again_with_a_comma_put_in": Case(
+        "max_echo_rate", _each_sentence(lambda s: s.replace(" ", ", ", 1))
+    ),
+    "every_line_again_after_a_word_less_its_last_word": Case(
+        "max_echo_rate", _prose_lines(lambda line, k: line + " Again: " + line.rsplit(" ", 1)[0])
+    ),
+    "every_sentence_again_with_two_words_changed": Case(
+        "max_echo_rate",
+        _each_sentence(_words_changed(1 / 3, 2 / 3)),
+        xfail="HOLE: a copy changed at two places keeps the score on 148/188 rows: most changed words of a "
+        "formula line hold a digit, and a changed number is an enumeration's next case, not an echo",
+    ),
+    "every_sentence_again_after_a_long_remark": Case(
+        "max_echo_rate",
+        _each_sentence(lambda s: s, " Let me restate this step once more carefully: "),
+        most_kept=9,  # rows of short sentences: units under 30 bytes are not compared, and no line is written twice
     ),
     "a_loop_in_cyrillic_look_alikes": Case("max_lookalike_chars", _disguised_loop(_homoglyphs, in_a_row=True)),
     "a_loop_in_cyrillic_look_alikes_spread": Case("max_lookalike_chars", _disguised_loop(_homoglyphs, in_a_row=False)),
@@ -260,6 +319,23 @@ LOOK_ALIKES: dict[str, Case] = {
                     f"For x = {v}, x^2 + 1 = {v * v + 1}, which is not a multiple of seven at all." for v in range(9)
                 )
             )
+        ),
+    ),
+    # Parallel cases, a word changed from one sentence to the next (kimina-format 0.7.0).
+    "five_parallel_cases_on_one_line": Case(
+        "max_echo_rate",
+        _parallel(
+            " ".join(
+                f"The {n} factor is positive on this whole interval."
+                for n in ("first", "second", "third", "fourth", "fifth")
+            )
+        ),
+    ),
+    "two_lines_of_three_parallel_cases": Case(
+        "max_echo_rate",
+        _parallel(
+            " ".join(f"The {n} factor is positive on this whole interval." for n in ("first", "second", "third")),
+            " ".join(f"So the {n} root lies strictly inside the unit circle." for n in ("first", "second", "third")),
         ),
     ),
     "a_paragraph_in_russian": Case(
@@ -381,7 +457,7 @@ LOOK_ALIKES: dict[str, Case] = {
 }
 
 
-@pytest.mark.parametrize("name", list(ATTACKS))
+@pytest.mark.parametrize("name", xfail_params(ATTACKS))
 def test_an_attack_loses_the_full_score(full_score_rows: list[Row], name: str) -> None:
     case = ATTACKS[name]
     applied, kept, _ = full_score_split(full_score_rows, case.edit)
@@ -389,7 +465,7 @@ def test_an_attack_loses_the_full_score(full_score_rows: list[Row], name: str) -
     assert len(kept) <= case.most_kept, f"{name} kept the full score on {len(kept)}/{applied}, e.g. {kept[:3]}"
 
 
-@pytest.mark.parametrize("name", list(LOOK_ALIKES))
+@pytest.mark.parametrize("name", xfail_params(LOOK_ALIKES))
 def test_a_look_alike_keeps_the_full_score(full_score_rows: list[Row], name: str) -> None:
     case = LOOK_ALIKES[name]
     applied, _, lost = full_score_split(full_score_rows, case.edit)

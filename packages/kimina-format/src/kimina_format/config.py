@@ -62,12 +62,12 @@ class FormatConfig:
         max_duplicate_line_share: Most share of the distinct long prose lines that occur more than once, digit for
             digit (by keys, digits deleted, first; judged from ten such lines on): the whole thinking, or every
             paragraph, written twice repeats all of them; a passage looped four times, a few.
-        max_echo_rate: Most sentences and clauses (30 bytes or more, case folded, spaces deleted, digits kept) per
-            long prose line that are written again at once on their line (the unit before, or a run of units a few
-            units back), or are one phrase written twice, or lines written twice whatever stands between the copies
-            (brackets, a bar), judged from four such echoes on: every sentence written twice (`X. X. Y. Y.`, `X
-            (X)`), or every line doubled behind a space, a `;`, a dash or a quote, makes an echo or more per long
-            line; real reasoning, none.
+        max_echo_rate: Most share of the long prose lines that echo, judged from four such lines on: a sentence or
+            clause (30 bytes or more, case folded, spaces deleted, digits kept) said again at once on its line (the
+            same, or with a word or two dropped, added or changed; short units such as `Again:` between the copies
+            skipped), or the line or a sentence of it written twice whatever stands between the copies. Every
+            sentence said again (`X. X. Y. Y.`, `X. Again: X.`, `X (X)`), or every line doubled behind a space, a `;`,
+            a dash or a quote, makes most long lines echo; real reasoning, at most two lines in all.
         max_often_repeated_lines: Most occurrences, all together, of the long prose lines (by the key of
             `max_line_repeats`) that each occur five times or more: a passage written again with its lines
             reordered, or one line in four wordings written ten times each, repeats no paragraph and no line often

@@ -185,8 +185,8 @@ class FormatMetrics:
             otherwise).
         duplicate_line_share: Share of the distinct long prose lines that occur more than once, digit for digit,
             when over `max_duplicate_line_share` by keys with ten such lines at least (0 otherwise).
-        echo_rate: Sentences and clauses of the prose written again at once on their line, or one phrase written
-            twice, per long prose line, when four at least are (0 otherwise; see `FormatConfig.max_echo_rate`).
+        echo_rate: Share of the long prose lines that echo (a sentence or clause said again at once on its line, or
+            one phrase written twice), when four lines at least do (0 otherwise; see `FormatConfig.max_echo_rate`).
         consecutive_repeats: Copies in a row of the most looped passage of long prose lines (1: no loop).
         template_repeats: Copies in a row of the most looped passage of prose lines alike but for a word or two
             (digits kept), when more than `max_template_repeats` (0 otherwise).

@@ -15,7 +15,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from functools import lru_cache
 from itertools import compress, repeat
 from operator import add, getitem, itemgetter, ne, or_
-from typing import NamedTuple, cast
+from typing import AnyStr, NamedTuple, cast
 
 from kimina_format.config import FormatConfig
 from kimina_format.padding import over_limit_run
@@ -85,11 +85,21 @@ _OFTEN_MIN_CHARS = 40
 _ECHO_CHARS = 30
 # How many units before it, on its line, a unit's copy may be for `_echo_rate`: a sentence or a pair written twice.
 _ECHO_WINDOW = 8
+# The longest stretch, in key bytes (about two words), that a unit restating the one before it may drop, add or
+# change at each of two places (`_restated`).
+_ECHO_EDIT = 12
+# How a unit restates the one before it (`_restated`): not at all, the same with words dropped or added, or with a
+# word changed.
+_DIFFERENT, _AGAIN, _CHANGED = 0, 1, 2
+# Where `_echo_rate`'s gate probes a long line, in eighths of it: over the whole line, as a copy may come anywhere
+# in it, and at three places of a sentence written twice (its first quarter, its third, its middle), as a word
+# changed in the copy may hide one.
+_ECHO_PROBES = (1, 3, 6)
 # Fewest different bytes in a phrase that `_doubled` tells written twice (a rule of `═` or `-` has one to three).
 _PHRASE_BYTES = 8
 # Fewest key bytes of a line that `_echo_rate` reads (two units), and of a unit `_doubled` may find written twice.
 _ECHO_LINE = 2 * _ECHO_CHARS
-# Fewest echoes that `_echo_rate` judges, whatever their rate (a short reasoning that doubles a remark or two).
+# Fewest echoing lines that `_echo_rate` judges, whatever their rate (a short reasoning that doubles a remark or two).
 _MIN_ECHOES = 4
 # Case folded; sentence and clause ends become unit breaks (NUL); spaces, tabs, Markdown marks and NUL deleted.
 _ECHO_TABLE = bytes.maketrans(string.ascii_uppercase.encode() + b".?!;:,", string.ascii_lowercase.encode() + b"\0" * 6)
@@ -100,6 +110,8 @@ _BETWEEN_COPIES = b"\0()[]|"
 _BREAKS = tuple(mark.encode() for mark in "\u2014\u2013\u2026\u00b7\u2192\u3002\u201c\u201d")
 # Bytes of each probe `inline_copies` counts within a line.
 _PROBE = 12
+# A digit of a unit's key, which `_restated` and `_compared_units` read as a case's number.
+_DIGIT = re.compile(rb"[0-9]")
 # A number, in ASCII digits or as subscript or superscript digits (`h₀`, `x²`).
 _NUMBER = re.compile("[0-9\u2080-\u2089\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 
@@ -150,8 +162,8 @@ class Repetition(NamedTuple):
         duplicate_share: Share of the distinct long lines that occur more than once, digit for digit, when over
             `max_duplicate_line_share` by keys with at least `_MIN_DUPLICATES` such lines (0 otherwise; see
             `_duplicate_share`).
-        echo_rate: Sentences and clauses written again at once on their line, or one phrase written twice, per long
-            line, with `_MIN_ECHOES` such echoes at least (0 otherwise; see `_echo_rate`).
+        echo_rate: Share of the long lines that echo (a sentence or clause said again at once on its line, or one
+            phrase written twice), when `_MIN_ECHOES` lines at least do (0 otherwise; see `_echo_rate`).
     """
 
     lines: int
@@ -194,6 +206,14 @@ def measure_repetition(
     on either side of a block are not in a row, and the line before one may lead into each (`In Lean 4, we can
     write:`); they are only asked for when a loop or a repeated line must be confirmed.
     """
+    split: list[list[str]] = []
+
+    def text_lines() -> list[str]:
+        # The prose's lines, split once for all the rules that confirm on them, and only when one must.
+        if not split:
+            split.append(text().split("\n"))
+        return split[0]
+
     keys = data.translate(_KEY_TABLE, _KEY_DELETE)
     # One regex pass finds the lines of both sizes that are measured: long lines, and the template loop's units.
     least = min(config.repetition_min_chars, config.template_min_chars)
@@ -215,13 +235,13 @@ def measure_repetition(
         top_line > paragraph_limit and _paragraph_room(line_counts, paragraph_limit) >= config.repetition_min_chars
     )
     paragraphs = _paragraph_repeats(keys, config.repetition_min_chars) if counted else 0
-    template, alike = _templates(units, key_lines, config, text, edges)
+    template, alike = _templates(units, key_lines, config, text_lines, edges)
     medium = _medium_repeats(units, key_lines, len(units) - len(long), config, edges)
-    short_loop = _short_loop(key_lines, line_counts, top_line, config, text, edges)
+    short_loop = _short_loop(key_lines, line_counts, top_line, config, text_lines, edges)
     counts = Counter(long)
-    reworded = _reworded_copies(long, counts, key_lines, config, text)
-    inline = _inline_repeats(long, key_lines, config.max_inline_repeats, text)
-    echoes = _echo_rate(long, key_lines, config.max_echo_rate, text)
+    reworded = _reworded_copies(long, counts, key_lines, config, text_lines)
+    inline = _inline_repeats(long, key_lines, config.max_inline_repeats, text_lines)
+    echoes = _echo_rate(long, key_lines, config.max_echo_rate, text_lines)
     if not long:
         return Repetition(
             lines,
@@ -255,7 +275,7 @@ def measure_repetition(
         # Confirmed digit for digit on every non-blank line, made only when a loop by keys must be confirmed: the
         # short lines between copies count here, so cases that each end in one verdict (`- n = 1: ...`, then `This
         # is not divisible by 7.`) are an enumeration, while a `Wait.` between copies is part of the loop.
-        exact = list(filter(None, (" ".join(line.lower().split()) for line in text().split("\n"))))
+        exact = list(filter(None, (" ".join(line.lower().split()) for line in text_lines())))
         copies, period, _ = _longest_loop(exact, Counter(exact))
     return Repetition(
         lines,
@@ -280,29 +300,38 @@ def measure_repetition(
         medium,
         short_loop,
         reworded,
-        _often_repeated(counts, most, config.max_often_repeated_lines, text),
+        _often_repeated(counts, most, config.max_often_repeated_lines, text_lines),
         inline,
-        _duplicate_share(long, counts, key_lines, config, text),
+        _duplicate_share(long, counts, key_lines, config, text_lines),
         max(
-            _passage_repeats(keys, line_counts, top_line, key_lines, config, text),
-            _pair_repeats(long, most, key_lines, config, text),
+            _passage_repeats(keys, line_counts, top_line, key_lines, config, text_lines),
+            _pair_repeats(long, most, key_lines, config, text_lines),
         ),
-        _long_line_repeats(counts, data, key_lines, most, config.max_long_line_repeats, text),
+        _long_line_repeats(counts, data, key_lines, most, config.max_long_line_repeats, text_lines),
         echoes,
     )
 
 
-def _echo_rate(long: list[bytes], key_lines: list[bytes], limit: float | None, text: Callable[[], str]) -> float:
-    """Sentences and clauses that echo, per long prose line, when `_MIN_ECHOES` of them at least do (0 otherwise).
+def _echo_rate(
+    long: list[bytes], key_lines: list[bytes], limit: float | None, text_lines: Callable[[], list[str]]
+) -> float:
+    """The share of the long prose lines that echo, when `_MIN_ECHOES` of them at least do (0 otherwise).
 
-    A unit (a sentence or a clause of `_ECHO_CHARS` bytes or more, case folded, spaces deleted, digits kept) echoes
-    when it repeats the unit before it, or one of the `_ECHO_WINDOW` units before it on its line together with the
-    unit before each, or is one phrase written twice (`X X`). Every sentence written twice at once (`X. X. Y. Y.`),
-    or every line doubled behind a space, a `;` or a dash, makes an echo or more per long line; real reasoning, none.
-    Copies on other lines are the line rules' to count, with their allowances (a passage written up to four times in
-    a row). The gate is in C: a line that holds an echo holds twice the probe at its first quarter (by
-    the keys of the `long` lines, digits deleted); only such lines are split into units, on their text (each
-    distinct key once: its first line in `key_lines`).
+    A line echoes (`_echoes`) when a unit of it echoes. A unit (a sentence or a clause of `_ECHO_CHARS` bytes or more, case folded, spaces deleted, digits kept) echoes
+    when it restates the unit before it on its line (`_restated`: the same, or with a word or two dropped, added or
+    changed), or repeats the unit two before it, or a pair of units a few before it (`_ECHO_WINDOW`). Short units
+    between the copies are skipped (`Again:`, `Right.`; see `_compared_units`). Parallel cases are no echo: three
+    units in a row that each change a word of the one before, or cases that share a refrain (`Taking the first
+    factor ..., it stays positive. Taking the second factor ..., it stays positive.`). A line or a unit that is one
+    phrase written twice (`X X`, the copy maybe with a word changed) echoes too. Every sentence said again at once
+    (`X. X. Y. Y.`, `X. Again: X.`, `X. X-less-its-last-word.`), or every line doubled behind a space, a `;` or a dash,
+    makes most long lines echo; real reasoning, at most two lines in all. Copies on other lines are the line
+    rules' to count, with their allowances (a passage written up to four times in a row).
+
+    The gate is in C: a line that holds an echo holds twice one of the probes at its first, third and sixth eighth
+    (by the keys of the `long` lines, digits deleted; a copy may come anywhere in the line, and a word changed in it
+    may hide a probe). Only such lines are split into units, on their text (each distinct key once: its first
+    line in `key_lines`).
     """
     if limit is None or not long:
         return 0.0
@@ -310,53 +339,137 @@ def _echo_rate(long: list[bytes], key_lines: list[bytes], limit: float | None, t
     if not lines:
         return 0.0
     sizes = list(map(len, lines))
-    probes = map(_slice_bytes, lines, map(_first_quarter(max(sizes)).__getitem__, sizes))
-    twice = map(bytes.count, lines, probes)
-    candidates = set(compress(lines, map((2).__le__, twice)))
+    longest = max(sizes)
+    candidates: set[bytes] = set()
+    for eighths in _ECHO_PROBES:
+        probes = map(_slice_bytes, lines, map(_probe_slices(eighths, longest).__getitem__, sizes))
+        candidates.update(compress(lines, map((2).__le__, map(bytes.count, lines, probes))))
     if not candidates:
         return 0.0
-    text_lines = text().split("\n")
-    echoes = sum(_line_echoes(text_lines[key_lines.index(key)]) for key in candidates)
+    prose = text_lines()
+    echoes = sum(_echoes(prose[key_lines.index(key)]) for key in candidates)
     return echoes / len(long) if echoes >= _MIN_ECHOES else 0.0
 
 
-def _first_quarter(longest: int) -> list[slice]:
-    """The slice of the `_PROBE` bytes at a line's first quarter, for each line length up to `longest` (kept, grown)."""
-    _FIRST_QUARTER.extend(slice(size // 4, size // 4 + _PROBE) for size in range(len(_FIRST_QUARTER), longest + 1))
-    return _FIRST_QUARTER
+def _probe_slices(eighths: int, longest: int) -> list[slice]:
+    """The slice of the `_PROBE` bytes at `eighths` eighths of a line, for each line length up to `longest` (kept)."""
+    table = _PROBE_SLICES.setdefault(eighths, [])
+    table.extend(slice(size * eighths // 8, size * eighths // 8 + _PROBE) for size in range(len(table), longest + 1))
+    return table
 
 
-_FIRST_QUARTER: list[slice] = []
+_PROBE_SLICES: dict[int, list[slice]] = {}
 
 
-def _line_echoes(line: str) -> int:
-    """Units of `line` that echo (see `_echo_rate`)."""
+def _echoes(line: str) -> bool:
+    """Whether `line` says a unit again at once, or is one phrase written twice (see `_echo_rate`)."""
     keys = line.encode(errors=UTF8_ERRORS).translate(_ECHO_TABLE, _ECHO_DELETE)
     for mark in _BREAKS:
         keys = keys.replace(mark, b"\0")
-    units = list(filter(None, keys.split(b"\0")))  # `X. (X.)`: no empty unit between the copies
-    echoed = {
-        at
-        for at in range(1, len(units))
-        if len(units[at]) >= _ECHO_CHARS
-        and any(
-            units[at] == units[at - gap] and (gap == 1 or (gap < at and units[at - 1] == units[at - 1 - gap]))
-            for gap in range(1, min(at, _ECHO_WINDOW) + 1)
-        )
-    }
     whole = keys.translate(None, _BETWEEN_COPIES)  # the line written twice, whatever stands between the copies
-    doubled = len(whole) >= _ECHO_LINE and _doubled(whole)
-    return len(echoed) + doubled + sum(map(_doubled, [unit for unit in units if len(unit) >= _ECHO_LINE]))
+    if len(whole) >= _ECHO_LINE and _doubled(whole):
+        return True
+    units = list(filter(None, keys.split(b"\0")))  # `X. (X.)`: no empty unit between the copies
+    if any(map(_doubled, [unit for unit in units if len(unit) >= _ECHO_LINE])):
+        return True
+    compared = _compared_units(units)
+    links = [_DIFFERENT, *map(_restated, compared[1:], compared)]  # how each unit restates the one before it
+    # A word changed from each unit to the next, three units or more in a row, is a list of parallel cases (`The
+    # first factor is positive. The second factor is positive. The third ...`), not one unit said again.
+    changed = [link == _CHANGED for link in links] + [False]
+    return any(
+        links[at] == _AGAIN
+        or (changed[at] and not changed[at - 1] and not changed[at + 1])
+        or (
+            at >= 2
+            and compared[at] == compared[at - 2]
+            and not (at >= 3 and _restated(compared[at - 1], compared[at - 3]) == _CHANGED)
+        )
+        or any(
+            compared[at] == compared[at - gap] and compared[at - 1] == compared[at - 1 - gap]
+            for gap in range(3, min(at - 1, _ECHO_WINDOW) + 1)
+        )
+        for at in range(1, len(compared))
+    )
+
+
+def _compared_units(units: list[bytes]) -> list[bytes]:
+    """The units of `_ECHO_CHARS` bytes or more, each with the short units before it that hold a number.
+
+    A short unit without a number between two copies is a word said in passing (`X. Again: X.`, `X. Right. X.`) and
+    is skipped; one with a number names a case (`For x = 3, ... . For x = 4, ...`), and stays in the unit after it,
+    so the cases of an enumeration differ.
+    """
+    compared = []
+    named = b""
+    for unit in units:
+        if len(unit) >= _ECHO_CHARS:
+            compared.append(named + unit if named else unit)
+            named = b""
+        elif _DIGIT.search(unit):
+            named += unit
+    return compared
+
+
+def _restated(unit: bytes, before: bytes, stretches: int = 2) -> int:
+    """How `unit` restates `before`: `_AGAIN`, `_CHANGED` or `_DIFFERENT`.
+
+    `_AGAIN` when it is `before` again, or with up to `stretches` stretches of `_ECHO_EDIT` bytes or fewer (a word or
+    two) dropped or added; `_CHANGED` when a stretch is changed too. A changed stretch holds no digit on either side:
+    `x = 2 gives 5` after `x = 1 gives 3` is the next case worked, not an echo. Two stretches lie on either side of a
+    kept core, found by a probe of `before`'s differing middle (or one beside it, where a stretch hid it).
+    """
+    if unit == before:
+        return _AGAIN
+    if abs(len(unit) - len(before)) > stretches * _ECHO_EDIT:
+        return _DIFFERENT
+    # Most pairs are two different sentences: they share neither end, nor the middle (which two stretches keep).
+    if unit[0] != before[0] and unit[-1] != before[-1] and before[len(before) // 2 :][:_PROBE] not in unit:
+        return _DIFFERENT
+    shorter = min(len(unit), len(before))
+    start = _common_opening(unit, before, shorter)
+    end = _common_ending(unit, before, shorter - start)  # what follows the common opening
+    new, old = unit[start : len(unit) - end], before[start : len(before) - end]
+    if max(len(new), len(old)) <= _ECHO_EDIT:
+        if not (new and old):
+            return _AGAIN
+        return _DIFFERENT if _DIGIT.search(new) or _DIGIT.search(old) else _CHANGED
+    if stretches < 2:
+        return _DIFFERENT
+    middle = start + len(old) // 2
+    for at in (middle, middle - _PROBE, middle + _PROBE):
+        probe = before[at : at + _PROBE]
+        if at <= start or len(probe) < _PROBE:
+            continue
+        found = unit.find(probe, at - _ECHO_EDIT, at + _ECHO_EDIT + _PROBE)
+        if found > 0:
+            first = _restated(unit[:found], before[:at], 1)
+            second = _restated(unit[found:], before[at:], 1) if first else _DIFFERENT
+            if second:
+                return max(first, second)
+    return _DIFFERENT
 
 
 def _doubled(unit: bytes) -> bool:
-    """Whether `unit` is one phrase written twice: not a run of one mark (`═══`), whose halves are alike too."""
+    """Whether `unit` is one phrase written twice, the copy maybe with a word or two changed (`_restated`).
+
+    The copy starts where the phrase's opening (`_PROBE` bytes) is found again past a third of `unit`, or else ends
+    where its ending is. A run of one mark (`═══`) is no phrase: its halves are alike too.
+    """
     half = len(unit) // 2
-    return unit[:half] == unit[half:] and len(set(unit[:half])) >= _PHRASE_BYTES
+    if unit[:half] == unit[half:]:
+        return len(set(unit[:half])) >= _PHRASE_BYTES
+    third = len(unit) // 3
+    at = unit.find(unit[:_PROBE], third)
+    if at < 0:
+        at = unit.rfind(unit[-_PROBE:], 0, len(unit) - third) + _PROBE
+        if at < _PROBE:
+            return False
+    return _restated(unit[at:], unit[:at]) != _DIFFERENT and len(set(unit[:at])) >= _PHRASE_BYTES
 
 
 def _pair_repeats(
-    long: list[bytes], most: int, key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]
+    long: list[bytes], most: int, key_lines: list[bytes], config: FormatConfig, text_lines: Callable[[], list[str]]
 ) -> int:
     """Occurrences of the most repeated pair of two different long lines in a row, when over `max_passage_repeats`.
 
@@ -369,20 +482,16 @@ def _pair_repeats(
     # Each line of a pair written `n` times is written `n` times: `most` (the most repeated long line) rules most out.
     if limit is None or most <= limit or _most_pairs(long, limit) <= limit:
         return 0
-    most = _most_pairs(_exact_lines(text(), key_lines, config.repetition_min_chars), limit)
+    most = _most_pairs(_exact_lines(text_lines(), key_lines, config.repetition_min_chars), limit)
     return most if most > limit else 0
 
 
-def _exact_lines(text: str, key_lines: list[bytes], least: int) -> list[str]:
-    """The lines of `text` whose key has `least` bytes or more, case folded with spaces deleted but digits kept.
+def _exact_lines(text_lines: list[str], key_lines: list[bytes], least: int) -> list[str]:
+    """The `text_lines` whose key has `least` bytes or more, case folded with spaces deleted but digits kept.
 
     What a count by keys is confirmed on: `key_lines` are the lines' keys, in order.
     """
-    return [
-        "".join(line.lower().split())
-        for line, key in zip(text.split("\n"), key_lines, strict=True)
-        if len(key) >= least
-    ]
+    return ["".join(line.lower().split()) for line, key in zip(text_lines, key_lines, strict=True) if len(key) >= least]
 
 
 def _most_pairs(lines: Sequence[Hashable], limit: int) -> int:
@@ -400,7 +509,7 @@ def _long_line_repeats(
     key_lines: list[bytes],
     most: int,
     limit: int | None,
-    text: Callable[[], str],
+    text_lines: Callable[[], list[str]],
 ) -> int:
     """Occurrences of the most repeated line of `_LONG_LINE` key bytes or more, when over `limit` (0 otherwise).
 
@@ -414,7 +523,7 @@ def _long_line_repeats(
         return 0
     found = 0
     if most > limit and max((n for key, n in counts.items() if len(key) >= _LONG_LINE), default=0) > limit:
-        found = max(Counter(_exact_lines(text(), key_lines, _LONG_LINE)).values(), default=0)
+        found = max(Counter(_exact_lines(text_lines(), key_lines, _LONG_LINE)).values(), default=0)
     if found <= limit:
         cleaned = data.replace(b" -", b" ")
         if b"\xe2\x80" in cleaned or b"\xc2\xb7" in cleaned:  # the lead bytes of `_WIDE_NOISE`
@@ -422,7 +531,7 @@ def _long_line_repeats(
                 cleaned = cleaned.replace(mark, b"")
         bare = cleaned.translate(_KEY_TABLE, _NOISE_BYTES).split(b"\n")
         if max(Counter(compress(bare, map(_LONG_LINE.__le__, map(len, bare)))).values(), default=0) > limit:
-            lines = text().split("\n")
+            lines = text_lines()
             exact = Counter(
                 line.replace(" -", " ").lower().translate(_NO_NOISE)
                 for line, key in zip(lines, bare, strict=True)
@@ -438,7 +547,7 @@ def _passage_repeats(
     top_line: int,
     key_lines: list[bytes],
     config: FormatConfig,
-    text: Callable[[], str],
+    text_lines: Callable[[], list[str]],
 ) -> int:
     """Occurrences of the most repeated passage (a paragraph of two lines or more), when over `max_passage_repeats`.
 
@@ -466,7 +575,7 @@ def _passage_repeats(
     paragraphs: Counter[tuple[str, ...]] = Counter()
     lines: list[str] = []
     size = 0
-    for key, line in zip([*key_lines, b""], [*text().split("\n"), ""], strict=True):
+    for key, line in zip([*key_lines, b""], [*text_lines(), ""], strict=True):
         if key:
             lines.append("".join(line.lower().split()))
             size += len(key)
@@ -479,7 +588,11 @@ def _passage_repeats(
 
 
 def _duplicate_share(
-    long: list[bytes], counts: Counter[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]
+    long: list[bytes],
+    counts: Counter[bytes],
+    key_lines: list[bytes],
+    config: FormatConfig,
+    text_lines: Callable[[], list[str]],
 ) -> float:
     """Share of the distinct `long` lines that occur more than once, digit for digit (case folded, spaces deleted).
 
@@ -494,12 +607,12 @@ def _duplicate_share(
     repeated = len(counts) - list(counts.values()).count(1)
     if repeated < _MIN_DUPLICATES or repeated <= limit * len(counts):
         return 0.0
-    exact = Counter(_exact_lines(text(), key_lines, config.repetition_min_chars))
+    exact = Counter(_exact_lines(text_lines(), key_lines, config.repetition_min_chars))
     repeated = len(exact) - list(exact.values()).count(1)
     return repeated / len(exact) if repeated >= _MIN_DUPLICATES else 0.0
 
 
-def _often_repeated(counts: Counter[bytes], most: int, limit: int | None, text: Callable[[], str]) -> int:
+def _often_repeated(counts: Counter[bytes], most: int, limit: int | None, text_lines: Callable[[], list[str]]) -> int:
     """Occurrences of the long lines that each occur at least `_OFTEN` times, all together.
 
     Counted by `counts` (keys) first; when that breaks `limit`, confirmed on the lines themselves (case folded,
@@ -511,11 +624,13 @@ def _often_repeated(counts: Counter[bytes], most: int, limit: int | None, text: 
     found = sum([n for n in counts.values() if n >= _OFTEN])
     if limit is None or found <= limit:
         return found
-    exact = Counter("".join(line.lower().split()) for line in text().split("\n"))
+    exact = Counter("".join(line.lower().split()) for line in text_lines())
     return sum([n for line, n in exact.items() if n >= _OFTEN and len(line) >= _OFTEN_MIN_CHARS])
 
 
-def _inline_repeats(long: list[bytes], key_lines: list[bytes], limit: int | None, text: Callable[[], str]) -> int:
+def _inline_repeats(
+    long: list[bytes], key_lines: list[bytes], limit: int | None, text_lines: Callable[[], list[str]]
+) -> int:
     """Copies of one phrase within the most repetitive of the `long` lines, when more than `limit` (0 otherwise).
 
     The gate is in C: a line that is one phrase written again and again holds its middle band (of the key) that
@@ -534,8 +649,8 @@ def _inline_repeats(long: list[bytes], key_lines: list[bytes], limit: int | None
     hits = list(map(bytes.count, lines, middles))
     if max(hits) <= limit:
         return 0
-    text_lines = text().split("\n")
-    most = max(inline_copies(text_lines[key_lines.index(key)]) for key, n in zip(lines, hits, strict=True) if n > limit)
+    prose = text_lines()
+    most = max(inline_copies(prose[key_lines.index(key)]) for key, n in zip(lines, hits, strict=True) if n > limit)
     return most if most > limit else 0
 
 
@@ -561,7 +676,7 @@ def _templates(
     units: list[bytes],
     key_lines: list[bytes],
     config: FormatConfig,
-    text: Callable[[], str],
+    text_lines: Callable[[], list[str]],
     edges: Callable[[], Sequence[int]] = tuple,
 ) -> tuple[int, int]:
     """Lines that differ from each other only in a word or two: the longest loop of them, and the largest group.
@@ -599,12 +714,12 @@ def _templates(
     tops = [max(count.values()) for count in counts]
     exact: dict[int, str] = {}
     where: list[int] = []  # each unit's line in the prose
-    text_lines: list[str] = []
+    prose: list[str] = []
 
     def locate() -> list[int]:
         if not where:
             where.extend(compress(range(len(key_lines)), map(config.template_min_chars.__le__, map(len, key_lines))))
-            text_lines.extend(text().split("\n"))
+            prose.extend(text_lines())
         return where
 
     def lines(indices: Iterable[int]) -> list[str]:
@@ -614,7 +729,7 @@ def _templates(
         for i in indices:
             line = exact.get(i)
             if line is None:
-                line = exact[i] = "".join(text_lines[where[i]].lower().split())
+                line = exact[i] = "".join(prose[where[i]].lower().split())
             found.append(line)
         return found
 
@@ -734,7 +849,7 @@ def _short_loop(
     counts: Counter[bytes],
     top: int,
     config: FormatConfig,
-    text: Callable[[], str],
+    text_lines: Callable[[], list[str]],
     edges: Callable[[], Sequence[int]] = tuple,
 ) -> int:
     """Copies in a row of the most looped passage of non-blank lines of any length, when over the bound (else 0).
@@ -762,11 +877,11 @@ def _short_loop(
             continue
         if not at:
             at = list(compress(range(len(key_lines)), key_lines))
-        text_lines = text().split("\n")
+        prose = text_lines()
         # Confirmed on the lines, digits kept, between the tactic blocks: lines on either side of one are not in a
         # row (`Let's try another hint:`, a block, `This fails.`, twelve times, is twelve hints tried).
         for first, last in _segments(at, start, end, edges()):
-            exact = ["".join(text_lines[i].lower().split()) for i in at[first:last]]
+            exact = ["".join(prose[i].lower().split()) for i in at[first:last]]
             best = max(best, _longest_loop(exact, Counter(exact))[0])
     return best if best > limit else 0
 
@@ -949,7 +1064,7 @@ def _starts_common(first: str, other: str, size: int, word: int) -> bool:
     return False
 
 
-def _common_opening(a: str, b: str, most: int) -> int:
+def _common_opening(a: AnyStr, b: AnyStr, most: int) -> int:
     """Length of the common opening of `a` and `b`, at most `most`: slice comparisons, in C.
 
     Lines compared here mostly share little (a band brought them together), so the search first doubles a short
@@ -970,7 +1085,7 @@ def _common_opening(a: str, b: str, most: int) -> int:
     return low
 
 
-def _common_ending(a: str, b: str, most: int) -> int:
+def _common_ending(a: AnyStr, b: AnyStr, most: int) -> int:
     """Length of the common ending of `a` and `b`, at most `most` (`_common_opening` from the ends)."""
     if not most:
         return 0
@@ -1000,7 +1115,11 @@ def _paragraph_repeats(keys: bytes, min_chars: int) -> int:
 
 
 def _reworded_copies(
-    long: list[bytes], counts: Counter[bytes], key_lines: list[bytes], config: FormatConfig, text: Callable[[], str]
+    long: list[bytes],
+    counts: Counter[bytes],
+    key_lines: list[bytes],
+    config: FormatConfig,
+    text_lines: Callable[[], list[str]],
 ) -> int:
     """Lines in a group of long lines that are one line reworded a little, at places that vary.
 
@@ -1051,7 +1170,7 @@ def _reworded_copies(
         if not where:
             least = config.repetition_min_chars
             where.extend(compress(range(len(key_lines)), map(least.__le__, map(len, key_lines))))
-            lines.extend(text().split("\n"))
+            lines.extend(text_lines())
         for i in members:
             if i not in words:
                 words[i] = lines[where[i]].lower().split()

@@ -278,8 +278,8 @@ def _spread_repetition(m: FormatMetrics, config: FormatConfig) -> list[Violation
         violations.append(
             Violation(
                 Code.CONSECUTIVE_REPEATS,
-                f"{m.echo_rate:.2f} sentences or clauses per long prose line are written again at once on their line"
-                f" (limit {rate})",
+                f"{m.echo_rate:.0%} of the long prose lines say a sentence or clause again at once, or a phrase twice"
+                f" (limit {rate:.0%})",
             )
         )
     limit = config.max_inline_repeats
