@@ -15,7 +15,7 @@ import pytest
 from kimina_format import check_format
 from kimina_format.config import DEFAULT_CONFIG
 from kimina_format.repetition import measure_repetition
-from kimina_format.testing import insert_after, prose_lines
+from kimina_format.testing import insert_after, prose_lines, thinking_of, with_thinking
 
 Row = dict[str, Any]
 FILLERS = "indeed clearly actually really simply now then hence thus also just certainly".split()
@@ -145,3 +145,39 @@ def test_a_table_keeps_the_score(passing_rows: list[Row], name: str) -> None:
         if text is not None and not check_format(text, formal_statement=row["formal_statement"]).ok:
             wrong.append(row["name"])
     assert not wrong, f"{len(wrong)} look-alikes lost their score, e.g. {wrong[:3]}"
+
+
+# --- a passage looped after the reasoning, each copy reworded at three places (kimina-format 0.7.0) ---
+
+
+def reworded_thrice(line: str, rng: random.Random, how: str) -> str:
+    """`line` with three fillers added, or three words dropped, at random places."""
+    words = line.split()
+    for _ in range(3):
+        if how == "add":
+            words.insert(rng.randrange(len(words)), rng.choice(FILLERS))
+        else:
+            del words[rng.randrange(len(words))]
+    return " ".join(words)
+
+
+@pytest.mark.parametrize(("how", "most_kept"), [("add", 20), ("drop", 32)])
+def test_a_passage_looped_with_three_words_changed_in_each_copy_mostly_loses_the_score(
+    full_score_rows: list[Row], how: str, most_kept: int
+) -> None:
+    # A copy differs from the passage (said once before the loop, so it leads its group) in three words added or
+    # dropped. Two copies differ in six, past what a group takes: where a copy leads, the loop may keep its score.
+    kept, applied = [], 0
+    for row in full_score_rows:
+        chosen = prose_lines(row["completion"], 60, distinct=True)
+        if len(chosen) < 3:
+            continue
+        applied += 1
+        rng = random.Random(row["name"])
+        passage = chosen[len(chosen) // 2 : len(chosen) // 2 + 3]
+        loop = "\n\n".join("\n".join(reworded_thrice(line, rng, how) for line in passage) for _ in range(COPIES))
+        text = with_thinking(row["completion"], thinking_of(row["completion"]) + "\n\n" + loop)
+        if check_format(text, formal_statement=row["formal_statement"]).score == 1.0:
+            kept.append(row["name"])
+    assert applied >= 150
+    assert len(kept) <= most_kept, f"{len(kept)} of {applied} loops kept their score, e.g. {kept[:3]}"

@@ -41,8 +41,9 @@ class FormatConfig:
             changed, wherever they are: a counter loop broken up by other lines, or two loops interleaved. A copy
             whose numbers change does not count, so an enumeration of one sentence counts once.
         max_reworded_lines: Most long prose lines that are one line with a word or two changed, added, dropped or
-            swapped, the changes at places that vary from copy to copy (at least three places over the group): a
-            passage written again and again, reworded a little each time, spread out or in a row.
+            swapped (up to a fifth of its words, four at most, in any mix), the changes at places that vary from copy
+            to copy (at least three places over the group): a passage written again and again, reworded a little
+            each time, spread out or in a row.
         max_medium_line_repeats: Most times one prose line of `template_min_chars` to `repetition_min_chars`
             (by the key of `max_line_repeats`) may occur: such lines are too short for `max_line_repeats` and a
             loop of them (`So x = 0 fails, try the next one.`) should not wait for `max_short_line_repeats`.

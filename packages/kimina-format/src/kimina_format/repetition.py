@@ -1244,16 +1244,16 @@ def _word_changes(leader: list[str], words: list[str]) -> list[int] | None:
     """The places (word indices in `leader`) where `words` differs from it, when only a few words changed.
 
     A fifth of the leader's words (two at least, four at most) may differ, changed, added, dropped or swapped with
-    a neighbour, at most two
-    of them added or dropped more than dropped or added (two copies that each change two words of a line of twenty
-    differ in four); None otherwise, or when the leader is too short to tell. `_reworded_group` only lets lines of
-    `_MIN_WORDS` words (tokens without digits or symbols) lead: a formula restated is a derivation, not a sentence. The places are the changed words when the lines have the
-    same length, else the two ends of what differs.
+    a neighbour, in any mix (two copies that each change two words of a line of twenty differ in four; a copy that
+    adds three words to the original, in three); None otherwise, or when the leader is too short to tell.
+    `_reworded_group` only lets lines of `_MIN_WORDS` words (tokens without digits or symbols) lead: a formula
+    restated is a derivation, not a sentence. The places are the changed words when the lines have the same length,
+    else the two ends of what differs.
     """
     size = len(leader)
-    if size < _MIN_WORDS or abs(len(words) - size) > 2:
-        return None
     most = min(_FEW_WORDS, max(2, size // 5))
+    if size < _MIN_WORDS or abs(len(words) - size) > most:
+        return None
     if len(words) == size:
         # A formula changed into another (a number into a number: `n = 3: 9 is odd`, or `\sin{x}` into `\cos{x}`) is
         # an enumeration's or a derivation's change: no place, no edit. A word changed is.
