@@ -317,16 +317,16 @@ def _echo_rate(
 ) -> float:
     """The share of the long prose lines that echo, when `_MIN_ECHOES` of them at least do (0 otherwise).
 
-    A line echoes (`_echoes`) when a unit of it echoes. A unit (a sentence or a clause of `_ECHO_CHARS` bytes or more, case folded, spaces deleted, digits kept) echoes
-    when it restates the unit before it on its line (`_restated`: the same, or with a word or two dropped, added or
-    changed), or repeats the unit two before it, or a pair of units a few before it (`_ECHO_WINDOW`). Short units
-    between the copies are skipped (`Again:`, `Right.`; see `_compared_units`). Parallel cases are no echo: three
-    units in a row that each change a word of the one before, or cases that share a refrain (`Taking the first
-    factor ..., it stays positive. Taking the second factor ..., it stays positive.`). A line or a unit that is one
-    phrase written twice (`X X`, the copy maybe with a word changed) echoes too. Every sentence said again at once
-    (`X. X. Y. Y.`, `X. Again: X.`, `X. X-less-its-last-word.`), or every line doubled behind a space, a `;` or a dash,
-    makes most long lines echo; real reasoning, at most two lines in all. Copies on other lines are the line
-    rules' to count, with their allowances (a passage written up to four times in a row).
+    A line echoes (`_echoes`) when a unit of it does: a sentence or a clause of `_ECHO_CHARS` bytes or more (case
+    folded, spaces deleted, digits kept) that restates the unit before it on its line (`_restated`: the same, or with
+    a word or two dropped, added or changed), or repeats the unit two before it, or a pair of units a few before it
+    (`_ECHO_WINDOW`). Short units between the copies are skipped (`Again:`, `Right.`; see `_compared_units`).
+    Parallel cases are no echo: three units in a row that each change a word of the one before, or cases that share
+    a refrain (`Taking the first factor ..., it stays positive. Taking the second factor ..., it stays positive.`).
+    A line or a unit that is one phrase written twice (`X X`, the copy maybe with a word changed) echoes too. Every
+    sentence said again at once (`X. X. Y. Y.`, `X. Again: X.`, `X. X-less-its-last-word.`), or every line doubled
+    behind a space, a `;` or a dash, makes most long lines echo; real reasoning, at most two lines in all. Copies on
+    other lines are the line rules' to count, with their allowances (a passage written up to four times in a row).
 
     The gate is in C: a line that holds an echo holds twice one of the probes at its first, third and sixth eighth
     (by the keys of the `long` lines, digits deleted; a copy may come anywhere in the line, and a word changed in it
@@ -428,7 +428,7 @@ def _restated(unit: bytes, before: bytes, stretches: int = 2) -> int:
         return _DIFFERENT
     shorter = min(len(unit), len(before))
     start = _common_opening(unit, before, shorter)
-    end = _common_ending(unit, before, shorter - start)  # what follows the common opening
+    end = _common_ending(unit, before, shorter - start)  # no longer than what the opening leaves of the shorter
     new, old = unit[start : len(unit) - end], before[start : len(before) - end]
     if max(len(new), len(old)) <= _ECHO_EDIT:
         if not (new and old):
