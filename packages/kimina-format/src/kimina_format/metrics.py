@@ -840,20 +840,18 @@ def _theorem_line(code: str, formal_statement: str | None) -> int:
     if names:
         # Substring searches, not a regex built from the name: one compiled per problem would be compiled again and
         # again in training, past the `re` module's cache.
-        found = [at for keyword in ("\ntheorem ", "\nlemma ") for at in _name_at(code, keyword + names[-1])]
+        found = [at for keyword in ("\ntheorem ", "\nlemma ") if (at := _name_at(code, keyword + names[-1])) >= 0]
         if found:
             return min(found)
     return max(code.rfind("\ntheorem "), code.rfind("\nlemma "))
 
 
-def _name_at(code: str, needle: str) -> list[int]:
-    """Offset of the first `needle` in `code` that a name character does not continue (a list of one, or empty)."""
+def _name_at(code: str, needle: str) -> int:
+    """Offset of the first `needle` in `code` that a name character does not continue (-1 when there is none)."""
     at = code.find(needle)
-    while at != -1:
-        if _NAME_GOES_ON.match(code, at + len(needle)) is None:
-            return [at]
+    while at != -1 and _NAME_GOES_ON.match(code, at + len(needle)) is not None:
         at = code.find(needle, at + 1)
-    return []
+    return at
 
 
 def _punctuation_run_chars(prose: bytes) -> int:

@@ -206,14 +206,8 @@ def measure_repetition(
     on either side of a block are not in a row, and the line before one may lead into each (`In Lean 4, we can
     write:`); they are only asked for when a loop or a repeated line must be confirmed.
     """
-    split: list[list[str]] = []
-
-    def text_lines() -> list[str]:
-        # The prose's lines, split once for all the rules that confirm on them, and only when one must.
-        if not split:
-            split.append(text().split("\n"))
-        return split[0]
-
+    # The prose's lines, split once for all the rules that confirm on them, and only when one must.
+    text_lines = lru_cache(maxsize=None)(lambda: text().split("\n"))
     keys = data.translate(_KEY_TABLE, _KEY_DELETE)
     # One regex pass finds the lines of both sizes that are measured: long lines, and the template loop's units.
     least = min(config.repetition_min_chars, config.template_min_chars)
