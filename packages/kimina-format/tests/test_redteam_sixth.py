@@ -131,6 +131,29 @@ def _curly_marks(line: str, rng: random.Random) -> str:
     return " ".join(w + rng.choice("‚‛·’”‐—…") if rng.random() < 0.25 else w for w in line.split(" "))
 
 
+# 0.8.0 (a ninth red team): disguises that no listed range held, counted or folded by their Unicode properties.
+_EXTENDED_MARKS = "\u1dc8\u1dd3\u20d0\u20d3\u20e1\ufe20\ufe22"
+_HIDDEN_CHARS = "\U0001d173\U0001d175\U0001bca0\u0600\u0378\u05c8"
+_ACCENTED = dict(a="àáâä", e="èéêë", i="ìíîï", o="òóôö", u="ùúûü")
+_VARIANT_MARKS = {".": "。", ",": "，", "'": "ʼ", ":": "：", "(": "（", "=": "＝"}
+
+
+def _extended_marks(line: str, rng: random.Random) -> str:
+    return "".join(c + rng.choice(_EXTENDED_MARKS) if c.isalpha() and rng.random() < 0.1 else c for c in line)
+
+
+def _hidden_chars(line: str, rng: random.Random) -> str:
+    return "".join(c + rng.choice(_HIDDEN_CHARS) if c.isalpha() and rng.random() < 0.1 else c for c in line)
+
+
+def _accented(line: str, rng: random.Random) -> str:
+    return "".join(rng.choice(_ACCENTED[c]) if c in _ACCENTED and rng.random() < 0.25 else c for c in line)
+
+
+def _variant_marks(line: str, rng: random.Random) -> str:
+    return "".join(_VARIANT_MARKS[c] if c in _VARIANT_MARKS and rng.random() < 0.5 else c for c in line)
+
+
 def _emphasis(line: str, rng: random.Random) -> str:
     return " ".join(rng.choice(("**{}**", "*{}*", "`{}`")).format(w) if rng.random() < 0.2 else w for w in line.split())
 
@@ -276,6 +299,16 @@ ATTACKS: dict[str, Case] = {
     "a_loop_with_commas_and_dashes": Case("max_long_line_repeats", _disguised_loop(_commas, in_a_row=True)),
     "a_loop_with_commas_and_dashes_spread": Case("max_long_line_repeats", _disguised_loop(_commas, in_a_row=False)),
     "a_loop_with_curly_marks_and_dashes": Case("max_long_line_repeats", _disguised_loop(_curly_marks, in_a_row=False)),
+    "a_loop_in_extended_combining_marks": Case("max_lookalike_chars", _disguised_loop(_extended_marks, in_a_row=True)),
+    "a_loop_in_format_and_unassigned_characters": Case(
+        "max_invisible_chars", _disguised_loop(_hidden_chars, in_a_row=True)
+    ),
+    "a_loop_in_accented_letters": Case("max_near_duplicates", _disguised_loop(_accented, in_a_row=True), 2),
+    "a_loop_in_accented_letters_spread": Case("max_near_duplicates", _disguised_loop(_accented, in_a_row=False), 2),
+    "a_loop_in_punctuation_variants": Case("max_near_duplicates", _disguised_loop(_variant_marks, in_a_row=True), 2),
+    "an_egyptian_format_character_after_every_space": Case(
+        "max_invisible_chars", _prose_lines(lambda line, k: line.replace(" ", " \U00013430"))
+    ),
     "a_loop_with_emphasis": Case("max_long_line_repeats", _disguised_loop(_emphasis, in_a_row=False), 3),
     "forty_dots_in_every_line": Case(
         "max_punctuation_run_chars", _in_mid_line(lambda k: " " + "." * (40 + k % 9) + " ")
@@ -287,7 +320,32 @@ ATTACKS: dict[str, Case] = {
         "max_punctuation_run_chars", _in_mid_line(lambda k: " " + "─" * (40 + k % 9) + " ")
     ),
     "ninety_dashes_in_every_line": Case("max_punctuation_run_chars", _in_mid_line(lambda k: " " + "-" * (90 + k % 9))),
+    # 0.8.0: any marks or symbols, mixed, single spaces between them allowed (0.7.0 kept 151 to 171 of 188 rows).
+    **{
+        f"forty_{name}_in_every_line": Case(
+            "max_punctuation_run_chars", _in_mid_line(lambda k, unit=unit: " " + unit * (40 + k % 9) + " ")
+        )
+        for name, unit in {
+            "vertical_bars": "|",
+            "bracket_pairs": "[]",
+            "backslashes": "\\",
+            "dollars": "$",
+            "spaced_dots": ". ",
+            "spaced_arrows": "→ ",
+            "chinese_full_stops": "。",
+            "mixed_box_drawing": "─═",
+        }.items()
+    },
     "a_long_def_after_the_proof": Case("max_helper_chars", _after_the_proof(f"def pad : ℕ := {_SUM}")),
+    # 0.8.0: notations and macros after the proof count as declarations after it (0.7.0 kept all 188 rows).
+    "ten_notations_after_the_proof": Case(
+        "max_trailing_declarations",
+        _after_the_proof("\n".join(f'notation "pad{k}" => ({k} : ℕ)' for k in range(10))),
+    ),
+    "ten_macros_after_the_proof": Case(
+        "max_trailing_declarations",
+        _after_the_proof("\n".join(f'macro "pad{k}" : term => `(({k} : ℕ))' for k in range(10))),
+    ),
     "ten_examples_after_the_proof": Case(
         "max_trailing_declarations",
         _after_the_proof("\n\n".join(f"example : ({k} : ℕ) + 1 = {k + 1} := by norm_num" for k in range(10))),
@@ -381,9 +439,35 @@ LOOK_ALIKES: dict[str, Case] = {
             )
         ),
     ),
+    "towers_spaced_ellipses_and_separator_rows": Case(
+        "max_punctuation_run_chars",
+        _thinking(
+            lambda t, r: (
+                "| case | value |\n| :--- | ---: |\n| n = 2 | 4 |\n\n* * *\n\n"
+                + t
+                + "\n\nThe tower 2^{2^{2^{2^{2^{2^{2^{2}}}}}}}} is huge, ((1 + 2) + ...) ... and so on; "
+                "`<;> (try simp) <;> linarith` closes it.\n\n— — —"
+            )
+        ),
+    ),
     "an_ellipsis_and_arrows": Case(
         "max_punctuation_run_chars",
         _thinking(lambda t, r: t + "\n\nSo 1 + 2 + ... + n = n(n+1)/2 --> the sum is even... and `<;>` closes it."),
+    ),
+    "a_notation_and_a_macro_after_the_proof": Case(
+        "max_trailing_declarations",
+        _after_the_proof('notation "‖" x "‖" => abs x\n\nmacro "solve" : tactic => `(tactic| norm_num)'),
+    ),
+    "vectors_french_and_chinese": Case(
+        "max_lookalike_chars",
+        _thinking(
+            lambda t, r: (
+                "For vectors v⃗ and w⃗, |v⃗ + w⃗| ≤ |v⃗| + |w⃗|. Énoncé : soit f une fonction définie sur ℝ, à valeurs "
+                "réelles, déjà étudiée ; on démontre d'abord qu'elle est bornée, puis qu'elle atteint son élément "
+                "maximal. Première étape : la dérivée s'annule en un unique point. Deuxième étape : ce point est "
+                "le maximum. 我们先分析条件。然后，证明不等式、最后完成证明。\n\n" + t
+            )
+        ),
     ),
     "two_examples_after_the_proof": Case(
         "max_trailing_declarations",

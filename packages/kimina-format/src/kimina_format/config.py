@@ -148,17 +148,19 @@ class FormatConfig:
         max_tab_chars: Most tab characters anywhere (the models write none; in code Lean refuses them).
         max_invisible_chars: Most invisible characters anywhere: zero-width and other format characters, non-ASCII
             spaces (no-break, ideographic, ...), control characters, variation selectors, blank Braille, lone
-            surrogates.
+            surrogates, and every character of Unicode's format category or unassigned.
         max_symbol_chars: Most pictographic characters anywhere (emoji, dingbats, private use).
-        max_lookalike_chars: Most letters anywhere that read as Latin ones but are other characters: combining marks
-            and full-width Latin letters and digits, and the letters of other scripts and alphabets that look like
-            Latin ones (Cyrillic, Greek, Armenian, IPA, small capitals, mathematical alphanumerics such as `𝑎`, ...)
-            written next to a Latin letter. A loop whose copies are disguised by such letters at different places in
-            each copy has a key per copy; `𝓝 0`, `𝔼[X]`, accented names and a sentence in Greek or Russian are text.
-        max_punctuation_run_chars: Most characters of the prose in runs of eight or more of one punctuation mark
-            (ASCII's but brackets, `|`, `$` and the backslash; and `…`, `⋯`, `—`, `–`, `•`, `·`, `─`, `═`) inside
-            lines of text: dots or dashes in every line pad the length with nothing; a line that is one run alone (a
-            rule, a Setext underline) is layout.
+        max_lookalike_chars: Most letters anywhere that read as Latin ones but are other characters: combining and
+            enclosing marks (any, not only U+0300 to U+036F), full-width Latin letters and digits, and the letters of
+            other scripts and alphabets that look like Latin ones (Cyrillic, Greek, Armenian, IPA, small capitals,
+            mathematical alphanumerics such as `𝑎`, ...) written next to a Latin letter. A loop whose copies are
+            disguised by such letters at different places in each copy has a key per copy; `𝓝 0`, `𝔼[X]`, accented
+            names and a sentence in Greek or Russian are text.
+        max_punctuation_run_chars: Most characters of the prose in runs of eight or more of one punctuation mark or
+            symbol (any character but a letter, a digit or whitespace), or stretches of twelve or more of them mixed
+            (single spaces between them allowed), inside lines of text: `........`, `||||||||`, `[][][][][][]`,
+            `. . . . . .` or `。。。。。。。。` in every line pad the length with nothing; a line that is one run alone (a
+            rule, a Setext underline, a table's separator row) is layout.
         max_junk_lines: Most prose lines (after the first) that are not words: 40 or more printable ASCII characters
             without a space (base64, ASCII art, dumps), or 40 or more of only lowercase letters and spaces, with no
             capital, digit or punctuation (word salad).
@@ -182,8 +184,8 @@ class FormatConfig:
         max_helper_chars: Most non-whitespace characters of the final code other than its header and its theorem
             (the `theorem` or `lemma` named as in the statement, else the last one): the helpers it proves or
             defines first, and whatever follows the theorem's proof.
-        max_trailing_declarations: Most declarations in the final code after the proof of its theorem: they cannot
-            serve it, and ten trivial `example`s there pad the code.
+        max_trailing_declarations: Most declarations in the final code after the proof of its theorem, notations and
+            macros included: they cannot serve it, and ten trivial `example`s or `notation`s there pad the code.
         max_code_line_chars: Most non-whitespace characters in one line of the final code, comments aside: one
             `have` of a 9,000-character sum is padding Lean accepts.
         soft_max_tokens: Length penalty is zero up to this many tokens, then grows linearly.

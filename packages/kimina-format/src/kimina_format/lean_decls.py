@@ -19,6 +19,7 @@ from kimina_format.lean_lexer import Lexed, Token, line_of
 __all__ = [
     "COMMAND_WORDS",
     "DECLARATION_KEYWORDS",
+    "EXTENSION_WORDS",
     "MODIFIERS",
     "THEOREM_KEYWORDS",
     "Declaration",
@@ -39,13 +40,29 @@ DECLARATION_KEYWORDS = frozenset(
 THEOREM_KEYWORDS = frozenset({"theorem", "lemma"})
 MODIFIERS = frozenset({"private", "protected", "noncomputable", "partial", "unsafe", "nonrec", "local", "scoped"})
 """Words that may precede a declaration keyword."""
+EXTENSION_WORDS = frozenset(
+    {
+        "notation",
+        "infix",
+        "infixl",
+        "infixr",
+        "prefix",
+        "postfix",
+        "macro",
+        "macro_rules",
+        "syntax",
+        "elab",
+        "elab_rules",
+    }
+)
+"""Words that begin a command extending Lean's syntax (a notation, a macro, ...)."""
 COMMAND_WORDS = (
     DECLARATION_KEYWORDS
     | MODIFIERS
+    | EXTENSION_WORDS
     | {
         *("namespace", "section", "end", "mutual", "open", "export", "set_option", "attribute", "variable", "include"),
-        *("omit", "universe", "deriving", "macro", "macro_rules", "syntax", "elab", "elab_rules", "notation", "infix"),
-        *("infixl", "infixr", "prefix", "postfix", "initialize", "run_cmd"),
+        *("omit", "universe", "deriving", "initialize", "run_cmd"),
     }
 )
 """Words that begin a command when they start a line; they end the declaration before them."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from kimina_format.lean_decls import EXTENSION_WORDS
+
 __all__ = [
     "Comment",
     "LeanParts",
@@ -22,8 +24,12 @@ __all__ = [
     "strip_comments",
 ]
 
-_HEADER_WORDS = frozenset(
-    {"import", "set_option", "open", "namespace", "section", "end", "universe", "variable", "attribute", "#check"}
+# A line that starts a command extending Lean's syntax (`notation`, `macro`, ...) ends a proof, as in Lean.
+_HEADER_WORDS = (
+    frozenset(
+        {"import", "set_option", "open", "namespace", "section", "end", "universe", "variable", "attribute", "#check"}
+    )
+    | EXTENSION_WORDS
 )
 _DECL_WORDS = frozenset({"theorem", "lemma", "example", "def", "abbrev", "instance", "structure", "inductive", "class"})
 _DECL_MODIFIERS = frozenset({"private", "protected", "noncomputable", "nonrec", "partial", "unsafe", "scoped", "local"})

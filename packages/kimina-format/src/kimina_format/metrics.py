@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import string
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields
@@ -15,7 +16,7 @@ from operator import add, attrgetter
 from typing import Any, NamedTuple
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
-from kimina_format.lean_decls import THEOREM_KEYWORDS
+from kimina_format.lean_decls import EXTENSION_WORDS, THEOREM_KEYWORDS
 from kimina_format.lean_source import (
     Comment,
     LeanParts,
@@ -55,18 +56,19 @@ _DIGITS = re.compile(r"\d+")
 # characters with no space (base64, ASCII art, dumps), or 40 or more lowercase letters and spaces only (word salad:
 # no capital, digit or punctuation). Non-ASCII lines (Chinese, Unicode math) are never junk lines.
 _JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
-# The ASCII punctuation marks that `punctuation_run_chars` counts (not brackets, `|`, `$` or a backslash, which
-# formulas write several in a row), in runs of eight of one mark. Its gate makes them all one byte (SOH; the text's
-# own are deleted) and looks for eight in a row, of one mark or not.
-_PUNCTUATION_MARKS = b"!\"#%&'*+,-./:;<=>?@^_`~"
-_PUNCTUATION_TABLE = bytes.maketrans(_PUNCTUATION_MARKS, b"\x01" * len(_PUNCTUATION_MARKS))
-_PUNCTUATION_GATE = b"\x01" * 8
-_PUNCTUATION_RUN = re.compile(b"([" + re.escape(_PUNCTUATION_MARKS) + rb"])\1{7,}")
-# Marks beyond ASCII that pad the same way: an ellipsis, a midline ellipsis, dashes, a bullet, a middle dot and two
-# box-drawing lines. Each is looked for eight times in a row (a substring search each), and only then matched.
-_WIDE_MARKS = tuple(mark.encode() for mark in "\u2026\u22ef\u2014\u2013\u2022\u00b7\u2500\u2550")
-_WIDE_GATES = tuple(mark * 8 for mark in _WIDE_MARKS)
-_WIDE_RUN = re.compile(b"(" + b"|".join(_WIDE_MARKS) + rb")\1{7,}")
+# `punctuation_run_chars` counts runs of eight or more of one punctuation mark or symbol (any character but a letter,
+# a digit or whitespace; `_` too), and stretches of twelve or more of them mixed, single spaces between them allowed:
+# `........`, `||||||||`, `[][][][][][]`, `. . . . . .`, `。。。。。。。。`, `─═─═─═`. Shorter mixed ones end formulas and
+# sentences (`$).......`). Two gates in C keep it off most real prose, which holds few: the ASCII marks made one byte
+# (SOH; the text's own and the spaces deleted, the non-ASCII bytes made STX) and looked for eight in a row; and the
+# same with every byte of a non-ASCII character made SOH too, looked for thirteen in a row (what the regex counts is 13 bytes or more
+# when it holds a wide mark; `≤ √(ℝ)` is 11). Only past a gate is the prose matched.
+_MARKS = string.punctuation.encode()
+_MARK_TABLE = bytes.maketrans(_MARKS + bytes(range(128, 256)), b"\x01" * len(_MARKS) + b"\x02" * 128)
+_WIDE_TO_MARK = bytes.maketrans(b"\x02", b"\x01")
+_MARK_GATE = b"\x01" * 8
+_WIDE_MARK_GATE = b"\x01" * 13
+_MARK_STRETCH = re.compile(r"(?:[^\w\s]|_)(?:[^\w\s]|_| (?=[^\w\s]|_)){11,}|([^\w\s]|_)\1{7,}")
 # The name a `theorem` or `lemma` declares, and what may continue a name (`_theorem_line` looks for it in the code).
 _DECLARED_NAME = re.compile(r"(?:^|\n)[^\S\n]*(?:theorem|lemma)\s+([^\s:({\[]+)")
 _NAME_GOES_ON = re.compile(r"[\w.'!?]")
@@ -229,8 +231,8 @@ class FormatMetrics:
         symbol_chars: Pictographic characters anywhere (emoji, dingbats, private use).
         lookalike_chars: Letters anywhere that read as Latin ones but are other characters (see
             `FormatConfig.max_lookalike_chars`).
-        punctuation_run_chars: Characters of the prose in runs of eight or more of one ASCII punctuation mark (see
-            `FormatConfig.max_punctuation_run_chars`).
+        punctuation_run_chars: Characters of the prose in runs of eight or more of one punctuation mark or symbol,
+            or stretches of twelve or more of them mixed, within lines of text (see `FormatConfig.max_punctuation_run_chars`).
         tab_chars: Tab characters anywhere.
         space_run: Most spaces and tabs in a row anywhere, when more than `max_space_run` (0 otherwise: shorter runs
             are not measured, which would cost a dozen scans of the text).
@@ -436,9 +438,21 @@ def measure(
     """
     text = completion.text
     tokens = count_tokens(text) if count_tokens is not None else math.ceil(len(text) / config.chars_per_token)
-    repetition = measure_repetition(
-        completion.prose_utf8, config, lambda: completion.prose, lambda: completion.block_edges
-    )
+    # Invisible characters, pictographs and tabs are junk wherever they are: the prose, the blocks, the code.
+    data = text.encode(errors=UTF8_ERRORS)
+    # The whitespace, the control bytes and the non-ASCII characters: what the junk and whitespace measures read.
+    rest = data.translate(None, _VISIBLE_ASCII)
+    junk = junk_characters(rest)
+    if junk.folds is None:
+        repetition = measure_repetition(
+            completion.prose_utf8, config, lambda: completion.prose, lambda: completion.block_edges
+        )
+    else:
+        # Copies disguised by accents or punctuation variants at other places are compared as the same text.
+        folded = completion.prose.translate(junk.folds)
+        repetition = measure_repetition(
+            folded.encode(errors=UTF8_ERRORS), config, lambda: folded, lambda: completion.block_edges
+        )
     thinking_blocks = completion.thinking_blocks
     blocks = tactic_block_lines(completion.tactic_blocks)
     code = completion.code
@@ -446,11 +460,6 @@ def measure(
     span = completion.thinking_span
     thinking_chars = span.end - span.start if span is not None else 0
     prose_utf8 = completion.prose_utf8
-    # Invisible characters, pictographs and tabs are junk wherever they are: the prose, the blocks, the code.
-    data = text.encode(errors=UTF8_ERRORS)
-    # The whitespace, the control bytes and the non-ASCII characters: what the junk and whitespace measures read.
-    rest = data.translate(None, _VISIBLE_ASCII)
-    junk = junk_characters(rest)
     whitespace = rest.count(b" ") + rest.count(b"\n") + rest.count(b"\t")
     blank_line_run, extra_blank_lines = _blank_lines(data, completion, repetition, config.max_blank_lines)
 
@@ -482,7 +491,7 @@ def measure(
         "invisible_chars": junk.invisible,
         "symbol_chars": junk.symbols,
         "lookalike_chars": junk.lookalikes + (mixed_script_letters(text) if junk.foreign else 0),
-        "punctuation_run_chars": _punctuation_run_chars(prose_utf8),
+        "punctuation_run_chars": _punctuation_run_chars(prose_utf8, lambda: completion.prose),
         "tab_chars": junk.tabs,
         # Spaces and tabs make one run (`" \t" * 1000` is padding too).
         "space_run": over_limit_run(text.replace("\t", " ") if "\t" in text else text, " ", max_space_run),
@@ -854,25 +863,27 @@ def _name_at(code: str, needle: str) -> int:
     return at
 
 
-def _punctuation_run_chars(prose: bytes) -> int:
-    """Characters of `prose` (UTF-8) in runs of eight or more of one punctuation mark, within lines of text.
+def _punctuation_run_chars(prose: bytes, text: Callable[[], str]) -> int:
+    """Characters of the prose in runs and stretches of punctuation marks or symbols, within lines of text.
 
-    The marks are ASCII's (not brackets, `|`, `$` or the backslash) and a few beyond it that pad as well (`…`, `—`,
-    `─`, ...). A line that is one run alone (a Markdown rule, a Setext underline, a box-drawing rule) is layout; the
-    line rules bound such lines written again and again. The gates are in C (eight ASCII marks in a row, of any of
-    them, or eight of one wide mark: real prose holds none); only past them are the runs found.
+    `prose` is the prose in UTF-8 and `text()` gives it as a string. Runs are of eight or more of one mark, stretches
+    of twelve or more mixed, with single spaces between them allowed (`. . . . . .`). A line that is one run or
+    stretch alone (a Markdown rule, a Setext underline, a table's separator row, a box-drawing rule) is layout; the
+    line rules bound such lines written again and again. The gates are in C (see `_MARK_GATE`); only past them is
+    the prose matched.
     """
-    runs: list[tuple[int, int, int]] = []  # start, end and bytes of the mark
-    if _PUNCTUATION_GATE in prose.translate(_PUNCTUATION_TABLE, b"\x01"):
-        runs += [(*match.span(), 1) for match in _PUNCTUATION_RUN.finditer(prose)]
-    if any(gate in prose for gate in _WIDE_GATES):
-        runs += [(*match.span(), len(match.group(1))) for match in _WIDE_RUN.finditer(prose)]
-    size = len(prose)
-    return sum(
-        (end - start) // width
-        for start, end, width in runs
-        if not (prose[start - 1 : start] in (b"", b"\n") and (end == size or prose[end] == 10))
-    )
+    marks = prose.translate(_MARK_TABLE, b"\x01\x02 ")
+    if _MARK_GATE not in marks and _WIDE_MARK_GATE not in marks.translate(_WIDE_TO_MARK):
+        return 0
+    prose_text = text()
+    chars = 0
+    for match in _MARK_STRETCH.finditer(prose_text):
+        start, end = match.span()
+        line_start = prose_text.rfind("\n", 0, start) + 1
+        line_end = prose_text.find("\n", end)
+        if prose_text[line_start:start].strip() or prose_text[end : None if line_end == -1 else line_end].strip():
+            chars += end - start
+    return chars
 
 
 def _code_padding(final: LeanParts, formal_statement: str | None) -> tuple[int, int, int, int, int]:
@@ -906,7 +917,9 @@ def _code_padding(final: LeanParts, formal_statement: str | None) -> tuple[int, 
         tail = code[end:]
         if tail.strip():
             helper_chars += non_space_length(tail)
-            trailing = len(split_lean(tail).statements)
+            # Notations and macros after the proof are declarations too: nothing before them can use them.
+            after = split_lean(tail)
+            trailing = len(after.statements) + sum(line.split(None, 1)[0] in EXTENSION_WORDS for line in after.header)
     return declarations, literal_chars, helper_chars, trailing, non_space_length(max(lines, key=len))
 
 

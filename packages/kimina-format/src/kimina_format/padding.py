@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import AnyStr, NamedTuple
 
 from kimina_format.parsing import UTF8_ERRORS
@@ -18,8 +19,8 @@ _PLAIN_BYTES = bytes(range(32, 127)) + b"\n"
 # surrogates (`UTF8_ERRORS`).
 _INVISIBLE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\xa0\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u1680"
-    "\u2000-\u200f\u2028-\u202f\u205f-\u206f\u2800\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
-    "\U000e0000-\U000e0fff\ud800-\udfff]"
+    "\u2000-\u200f\u2028-\u202f\u205f-\u206f\u2800\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffc"
+    "\U0001d159\U000e0000-\U000e0fff\ud800-\udfff]"
 )
 # Pictographs: emoji and their modifiers, miscellaneous symbols and dingbats, arrows-and-shapes blocks that math never
 # uses, private use. Not mathematical operators, arrows, letter-like symbols or CJK, which real reasoning is full of.
@@ -32,6 +33,10 @@ _SYMBOL = re.compile("[\u2600-\u27bf\u2b00-\u2bff\ue000-\uf8ff\U0001f000-\U0001f
 # capitals and lowercase letters (`ο ν ι κ ρ υ χ`, not `α`, `π` or `θ`), Cyrillic, Armenian, Cherokee and Lisu letters,
 # IPA letters, small capitals and modifier letters (`ɑ`, `ᴛ`, `ᵉ`, not `ⁿ`), the letterlike `ℊ ℎ ℓ ℯ ℴ`, and the
 # mathematical alphanumerics. Accented Latin letters (`é`, `ő`, `ơ`) are names and languages, not look-alikes.
+# The Unicode categories counted beyond those lists: format characters and unassigned code points (invisible), and
+# combining and enclosing marks (look-alikes, as a mark turns a letter into another-looking one).
+_HIDDEN = frozenset({"Cf", "Cn"})
+_MARKS = frozenset({"Mn", "Me"})
 _LOOKALIKE = re.compile("[\u0300-\u036f\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
 _OTHER_SCRIPT = (
     "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7"
@@ -42,6 +47,15 @@ _FOREIGN = re.compile(f"[{_OTHER_SCRIPT}]")
 _MIXED_SCRIPT = re.compile(f"[A-Za-z][{_OTHER_SCRIPT}]|[{_OTHER_SCRIPT}](?=[A-Za-z])")
 
 
+# Punctuation variants folded for the repetition measures (see `Junk.folds`). Not the dashes and curly quotes, which
+# the repetition measures read as marks that disguise a copy, and delete.
+_VARIANTS = {"\u3002": ".", "\u3001": ",", "\u02bc": "'"}
+# Most foldable characters a text may hold before its repetition is measured on its folded prose: a loop whose
+# copies are disguised by accents or punctuation variants at other places in each copy holds hundreds; a name with an
+# accent (`Bézout`, `Erdős`) a few.
+_MOST_UNFOLDED = 32
+
+
 class Junk(NamedTuple):
     """Characters that carry no text, or disguise it (see `junk_characters`)."""
 
@@ -50,6 +64,9 @@ class Junk(NamedTuple):
     tabs: int
     lookalikes: int = 0
     foreign: bool = False
+    folds: dict[int, str] | None = None
+    """What `fold` maps each accented Latin letter, full-width form and punctuation variant of the text to, when the
+    text holds more than `_MOST_UNFOLDED` of them (None otherwise)."""
 
 
 def junk_characters(data: bytes) -> Junk:
@@ -67,13 +84,46 @@ def junk_characters(data: bytes) -> Junk:
         text = rest.decode("utf-8", UTF8_ERRORS)
     except UnicodeDecodeError:  # not what `Completion.prose_utf8` gives: bytes that are not UTF-8 at all
         text = rest.decode("utf-8", "replace")
+    invisible = len(_INVISIBLE.findall(text))
+    lookalikes = len(_LOOKALIKE.findall(text))
+    # Beyond the listed ranges, by Unicode category, read once per different character: format characters and
+    # unassigned code points show nothing; combining and enclosing marks (`⃐`, `᷈`) disguise a letter.
+    folds: dict[int, str] = {}
+    foldable = 0
+    for char in set(text):
+        category = unicodedata.category(char)
+        if category in _HIDDEN and _INVISIBLE.match(char) is None:
+            invisible += text.count(char)
+        elif category in _MARKS and _INVISIBLE.match(char) is None and _LOOKALIKE.match(char) is None:
+            lookalikes += text.count(char)
+        plain = _folded(char, category)
+        if plain is not None:
+            folds[ord(char)] = plain
+            foldable += text.count(char)
     return Junk(
-        len(_INVISIBLE.findall(text)),
+        invisible,
         len(_SYMBOL.findall(text)),
         text.count("\t"),
-        len(_LOOKALIKE.findall(text)),
+        lookalikes,
         _FOREIGN.search(text) is not None,
+        folds if foldable > _MOST_UNFOLDED else None,
     )
+
+
+def _folded(char: str, category: str) -> str | None:
+    """The plain form of `char`, or None when it has none that the repetition measures should compare.
+
+    An accented Latin letter's is its base (`é` is `e`), a full-width form's its ASCII (`，` is `,`), and a
+    punctuation variant's (`。`, `ʼ`) the ASCII mark it stands for.
+    """
+    if char in _VARIANTS:
+        return _VARIANTS[char]
+    if "\uff01" <= char <= "\uff5e":
+        return chr(ord(char) - 0xFEE0)
+    if category[0] == "L" and ("\u00c0" <= char <= "\u024f" or "\u1e00" <= char <= "\u1eff"):
+        base = "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c))
+        return base if base != char and base.isascii() else None
+    return None
 
 
 def mixed_script_letters(text: str) -> int:

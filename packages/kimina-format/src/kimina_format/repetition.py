@@ -71,6 +71,7 @@ _MAX_MEMBERS = 2048
 _MIN_WRAPPINGS = 6
 # Fewest words a line must have for `_reworded_copies` to tell a reworded copy of it.
 _MIN_WORDS = 6
+_LEAD_WORDS = 3
 # Most words two copies of a line may differ in, for `_reworded_copies` (a fifth of a line of twenty): two each.
 _FEW_WORDS = 4
 # Fewest occurrences of one long line for it to count towards `often_repeated`: a line restated now and then is
@@ -1217,7 +1218,7 @@ def _reworded_group(lines: list[list[str]], limit: int) -> int:
                 break
         else:
             # A line of too few words (a formula) may join a group but leads none: a derivation restated is no loop.
-            if len(words) < _MIN_WORDS or len(_WORD_TOKEN.findall(" ".join(words))) < _MIN_WORDS:
+            if len(words) < _MIN_WORDS or len(_WORD_TOKEN.findall(" ".join(words))) < _LEAD_WORDS:
                 continue
             lead = words
             if len(leaders) < _MAX_GROUPS:
@@ -1245,7 +1246,7 @@ def _word_changes(leader: list[str], words: list[str]) -> list[int] | None:
     else the two ends of what differs.
     """
     size = len(leader)
-    most = min(_FEW_WORDS, max(2, size // 5))
+    most = min(_FEW_WORDS, max(3, size // 4))
     if size < _MIN_WORDS or abs(len(words) - size) > most:
         return None
     if len(words) == size:

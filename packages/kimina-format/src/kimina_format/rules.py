@@ -561,7 +561,7 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
         violations.append(
             Violation(
                 Code.JUNK_CHARACTERS,
-                f"{m.punctuation_run_chars} characters of the prose are runs of one punctuation mark (limit {most})",
+                f"{m.punctuation_run_chars} characters of the prose are runs of punctuation marks or symbols (limit {most})",
             )
         )
     most = config.max_junk_lines
