@@ -336,6 +336,19 @@ ATTACKS: dict[str, Case] = {
             "mixed_box_drawing": "─═",
         }.items()
     },
+    # 0.8.0: bare lines, each its own key (0.7.0 kept 102 to 188 of 188 rows).
+    "eight_hundred_rules_of_random_widths": Case(
+        "max_bare_lines",
+        _thinking(
+            lambda t, r: t + "\n" + "\n".join(random.Random(k).choice("-=*~_#") * (3 + k * 7 % 13) for k in range(800))
+        ),
+    ),
+    "eight_hundred_single_letters": Case(
+        "max_bare_lines", _thinking(lambda t, r: t + "\n" + "\n".join(chr(97 + k * 7 % 26) for k in range(800)))
+    ),
+    "a_rule_after_every_line": Case(
+        "max_bare_lines", _prose_lines(lambda line, k: line + "\n" + "-" * (3 + k * 5 % 13)), 3
+    ),
     "a_long_def_after_the_proof": Case("max_helper_chars", _after_the_proof(f"def pad : ℕ := {_SUM}")),
     # 0.8.0: notations and macros after the proof count as declarations after it (0.7.0 kept all 188 rows).
     "ten_notations_after_the_proof": Case(
@@ -466,6 +479,14 @@ LOOK_ALIKES: dict[str, Case] = {
                 "réelles, déjà étudiée ; on démontre d'abord qu'elle est bornée, puis qu'elle atteint son élément "
                 "maximal. Première étape : la dérivée s'annule en un unique point. Deuxième étape : ce point est "
                 "le maximum. 我们先分析条件。然后，证明不等式、最后完成证明。\n\n" + t
+            )
+        ),
+    ),
+    "display_formulas_rules_and_short_lines": Case(
+        "max_bare_lines",
+        _between_paragraphs(
+            lambda k: (
+                f"So:\n$$\nx^2 + {k} = {k + 4}\n$$\nThen:\n\\[\nx = 2\n\\]\n\n---" if k % 3 == 2 and k < 24 else ""
             )
         ),
     ),

@@ -164,6 +164,10 @@ class FormatConfig:
         max_junk_lines: Most prose lines (after the first) that are not words: 40 or more printable ASCII characters
             without a space (base64, ASCII art, dumps), or 40 or more of only lowercase letters and spaces, with no
             capital, digit or punctuation (word salad).
+        max_bare_lines: Most prose lines that are only ASCII punctuation marks (a rule, `...`, `$$`) or three
+            characters or fewer (`So:`, `x`), and at most a third of the non-blank prose lines past 20: hundreds of
+            rules of random widths, or of single letters, or a rule after every line, pad a thinking with nothing,
+            each line its own key.
         max_code_declarations: Most declarations in the final code (the theorem and its helpers).
         max_declaration_copies: Most theorems, lemmas and examples of the final code that state and prove the same
             thing (names aside): the theorem pasted again as ten `example`s is padding Lean accepts.
@@ -257,6 +261,7 @@ class FormatConfig:
     max_lookalike_chars: int | None = 32
     max_punctuation_run_chars: int | None = 500
     max_junk_lines: int | None = 20
+    max_bare_lines: int | None = 200
     max_code_declarations: int | None = 12
     max_declaration_copies: int | None = 2
     max_filler_tactics: int | None = 0

@@ -224,6 +224,8 @@ class FormatMetrics:
         summary_boxed: Boxed answers (LaTeX `boxed` commands) in the summary.
         summary_blocks: Fenced blocks in the summary (the final Lean block is the only code after the thinking).
         junk_lines: Prose lines after the first that are not words (see `FormatConfig.max_junk_lines`).
+        bare_lines: Prose lines that are only punctuation marks or three characters or fewer, when more than
+            `max_bare_lines`, or than a third of the lines and 20 (0 otherwise).
         short_line_repeats: Occurrences of the most repeated short non-blank prose line, when the prose has more
             short lines than `max_short_line_repeats` (0 otherwise).
         longest_line_chars: Bytes in the key of the longest prose line (0 when no line is long).
@@ -330,6 +332,7 @@ class FormatMetrics:
     summary_boxed: int = 0
     summary_blocks: int = 0
     junk_lines: int = 0
+    bare_lines: int = 0
     longest_line_chars: int = 0
     invisible_chars: int = 0
     symbol_chars: int = 0
@@ -406,6 +409,7 @@ _REPETITION_METRICS = {
     "passage_repeats": "passage_repeats",
     "long_line_repeats": "long_repeats",
     "echo_rate": "echo_rate",
+    "bare_lines": "bare_lines",
 }
 _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 

@@ -109,6 +109,12 @@ _ECHO_DELETE = b" \t-*#>`\0"
 _BETWEEN_COPIES = b"\0()[]|"
 # Clause breaks too, besides ASCII's: dashes, an ellipsis, a middle dot, an arrow, a Chinese full stop, curly quotes.
 _BREAKS = tuple(mark.encode() for mark in "\u2014\u2013\u2026\u00b7\u2192\u3002\u201c\u201d")
+# A bare prose line (`_bare_lines`), matched from the newline before it: only ASCII punctuation marks, or three
+# characters or fewer; not a display formula's delimiter (`$$`, `\[`, `\]`) or a fence, which the other rules read. And the most key bytes such a line has, for the gate (a rule of 16 dashes).
+_BARE_LINE = re.compile(rb"\n[ \t]*(?!(?:\$\$|\\\[|\\\]|```)[ \t]*\n)(?:[!-/:-@\[-`{-~]+|[^\s]{1,3})[ \t]*(?=\n)")
+_BARE_KEY = 16
+# Bare lines that a short thinking may have whatever their share (`So:`, `$$`, `...` in 30 lines).
+_FEW_BARE = 20
 # Bytes of each probe `inline_copies` counts within a line.
 _PROBE = 12
 # A digit of a unit's key, which `_restated` and `_compared_units` read as a case's number.
@@ -165,6 +171,8 @@ class Repetition(NamedTuple):
             `_duplicate_share`).
         echo_rate: Share of the long lines that echo (a sentence or clause said again at once on its line, or one
             phrase written twice), when `_MIN_ECHOES` lines at least do (0 otherwise; see `_echo_rate`).
+        bare_lines: Prose lines that are only punctuation marks, or three characters or fewer, when more than
+            `max_bare_lines` or a third of the lines (0 otherwise; see `_bare_lines`).
     """
 
     lines: int
@@ -192,6 +200,7 @@ class Repetition(NamedTuple):
     passage_repeats: int = 0
     long_repeats: int = 0
     echo_rate: float = 0.0
+    bare_lines: int = 0
 
 
 def measure_repetition(
@@ -222,6 +231,7 @@ def measure_repetition(
     line_counts = Counter(key_lines)
     line_counts.pop(b"", None)
     short_repeats = _short_repeats(line_counts, keys, lines - 1 - len(long), config)
+    bare = _bare_lines(data, line_counts, config.max_bare_lines)
     # Each line of a paragraph that occurs `n` times occurs `n` times at least: paragraphs are only counted when a
     # line occurs often enough for one to break the bound.
     top_line = max(line_counts.values(), default=0)
@@ -261,6 +271,7 @@ def measure_repetition(
             0,
             inline,
             echo_rate=echoes,
+            bare_lines=bare,
         )
     most = max(counts.values())
     ratio = 1.0 - len(counts) / len(long)
@@ -304,6 +315,7 @@ def measure_repetition(
         ),
         _long_line_repeats(counts, data, key_lines, most, config.max_long_line_repeats, text_lines),
         echoes,
+        bare,
     )
 
 
@@ -1335,6 +1347,24 @@ def _short_repeats(counts: Counter[bytes], keys: bytes, not_long: int, config: F
         return 0
     # The largest count among the short keys, selected in C: `least > len(key)` for each key, in the dict's order.
     return max(compress(counts.values(), map(config.repetition_min_chars.__gt__, map(len, counts))), default=0)
+
+
+def _bare_lines(data: bytes, counts: Counter[bytes], limit: int | None) -> int:
+    """Prose lines that are only ASCII punctuation marks or three characters or fewer, past a bound (0 within it).
+
+    A rule, `...` and `So:` are such lines. The bound is `limit`, or a third of the non-blank lines and `_FEW_BARE`
+    at least, whichever is less. Lines of any width, each its own key, pad a thinking with nothing that the per-key repeat bounds count, whether
+    hundreds in a row or one after each line. The gate is in C: such a line's key (`counts` holds every non-blank
+    key's count) is `_BARE_KEY` bytes or fewer, and only when more lines than the bound have such keys is the prose
+    (`data`, UTF-8) matched.
+    """
+    if limit is None:
+        return 0
+    bound = min(limit, max(_FEW_BARE, sum(counts.values()) // 3))
+    if sum(compress(counts.values(), map(_BARE_KEY.__ge__, map(len, counts)))) <= bound:
+        return 0
+    bare = len(_BARE_LINE.findall(b"\n" + data + b"\n"))
+    return bare if bare > bound else 0
 
 
 def _longest(long: list[bytes]) -> int:

@@ -536,6 +536,12 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
     most = config.max_tab_chars
     if most is not None and m.tab_chars > most:
         violations.append(Violation(Code.WHITESPACE_PADDING, f"{m.tab_chars} tab characters (limit {most})"))
+    return violations + _junk(m, config)
+
+
+def _junk(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 8's second half: no characters that carry no text or disguise it, and no lines that are not words."""
+    violations = []
     most = config.max_invisible_chars
     if most is not None and m.invisible_chars > most:
         violations.append(
@@ -571,6 +577,15 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
                 Code.JUNK_LINES,
                 f"{m.junk_lines} prose lines are not words (symbols or letters without spaces, or word salad;"
                 f" limit {most})",
+            )
+        )
+    most = config.max_bare_lines
+    if most is not None and m.bare_lines:
+        violations.append(
+            Violation(
+                Code.JUNK_LINES,
+                f"{m.bare_lines} prose lines are only punctuation marks or three characters or fewer (limit {most},"
+                " or a third of the lines)",
             )
         )
     return violations
