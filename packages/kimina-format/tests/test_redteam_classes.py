@@ -588,11 +588,8 @@ ATTACKS: dict[str, Case] = {
     "reasoning_after_exit": Case(
         "comment dump",
         _exit_then_reasoning,
+        # 0.8.0: the English function words of the text count as names of the code (`max_code_english_words`).
         "4,000 characters of the reasoning as raw text after `#exit` in the final code",
-        _hole(
-            "text after `#exit` is neither comment nor literal to the rules (format only; kimina-verify refuses"
-            " `#exit`) (128/188)"
-        ),
     ),
     "reasoning_doc_comment_3000": Case(
         "comment dump",

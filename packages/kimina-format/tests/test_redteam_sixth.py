@@ -176,8 +176,24 @@ def _disguised_loop(disguise: Callable[[str, random.Random], str], *, in_a_row: 
     return _thinking(edit)
 
 
+def _code_as_prose(wrap: Callable[[str], str]) -> Edit:
+    """The thinking replaced by the final code, each line wrapped as prose (`$...$`, `> ...`), then its own blocks."""
+
+    def edit(thinking: str, row: Row) -> str:
+        lines = [wrap(line.strip()) for line in final_code_of(row["completion"]).split("\n") if line.strip()]
+        blocks = re.findall(r"```tactics\n.*?\n```", thinking, re.DOTALL)
+        return "\n".join(lines) + "\n\n" + "\n\n".join(f"Now in Lean:\n\n{block}" for block in blocks)
+
+    return _thinking(edit)
+
+
 def _after_the_proof(padding: str) -> Edit:
     return _code(lambda code: code.rstrip() + "\n\n" + padding + "\n")
+
+
+def _before_the_theorem(text: str) -> Edit:
+    """`text` and a blank line put before the final code's first `theorem` (rows without one are left out)."""
+    return _code(lambda code: None if "theorem " not in code else code.replace("theorem ", text + "\n\ntheorem ", 1))
 
 
 def _in_the_proof(line: str) -> Edit:
@@ -186,6 +202,14 @@ def _in_the_proof(line: str) -> Edit:
         return None if found is None else code[: found.end()] + line + "\n" + code[found.end() :]
 
     return _code(change)
+
+
+# The reasoning carried as names (0.8.0): Lean accepts them, and no comment or literal holds the text.
+_REASONING_WORDS = (
+    "we need to show that the difference between the left hand sides is zero because the terms cancel when we expand"
+    " them and so the claim holds since it can be checked directly and there is nothing else that we must prove"
+).split()
+_REASONING_NAMES = ["_".join(_REASONING_WORDS[i : i + 6]) for i in range(0, len(_REASONING_WORDS), 6)]
 
 
 _SUM = " + ".join(map(str, range(1, 1500)))
@@ -349,6 +373,18 @@ ATTACKS: dict[str, Case] = {
     "a_rule_after_every_line": Case(
         "max_bare_lines", _prose_lines(lambda line, k: line + "\n" + "-" * (3 + k * 5 % 13)), 3
     ),
+    # 0.8.0: the code copied into the thinking as formulas or quotes (0.7.0 kept 135 and 136 of 188 rows).
+    "the_thinking_is_the_code_as_formulas": Case("max_copied_code_share", _code_as_prose(lambda line: f"${line}$")),
+    "the_thinking_is_the_code_as_a_quote": Case("max_copied_code_share", _code_as_prose(lambda line: f"> {line}")),
+    "the_reasoning_as_let_names": Case(
+        "max_code_english_words", _in_the_proof("\n".join(f"  let {name} := 0" for name in _REASONING_NAMES))
+    ),
+    "the_reasoning_as_universe_names": Case(
+        "max_code_english_words",
+        _before_the_theorem(
+            f"universe {' '.join(f'{w}_{i}' for i, w in enumerate(_REASONING_WORDS))}",
+        ),
+    ),
     "a_long_def_after_the_proof": Case("max_helper_chars", _after_the_proof(f"def pad : ℕ := {_SUM}")),
     # 0.8.0: notations and macros after the proof count as declarations after it (0.7.0 kept all 188 rows).
     "ten_notations_after_the_proof": Case(
@@ -490,6 +526,13 @@ LOOK_ALIKES: dict[str, Case] = {
             )
         ),
     ),
+    "helpers_with_and_and_then": Case(
+        "max_code_english_words",
+        _before_the_theorem(
+            "def pick (b : Bool) : ℕ := if b then 1 else 0\n\n"
+            "lemma and_helper (p q : Prop) (hp : p) (hq : q) : p ∧ q := And.intro hp hq",
+        ),
+    ),
     "two_examples_after_the_proof": Case(
         "max_trailing_declarations",
         _after_the_proof("example : (2 : ℕ) + 2 = 4 := by norm_num\n\nexample : (3 : ℕ) * 3 = 9 := by norm_num"),
@@ -541,16 +584,8 @@ LOOK_ALIKES: dict[str, Case] = {
     ),
     "a_helper_lemma_before_the_theorem": Case(
         "max_helper_chars",
-        _code(
-            lambda code: (
-                None
-                if "theorem " not in code
-                else code.replace(
-                    "theorem ",
-                    "lemma helper_sq (a : ℝ) : 0 ≤ (a - 1) ^ 2 := by\n  nlinarith [sq_nonneg (a - 1)]\n\ntheorem ",
-                    1,
-                )
-            )
+        _before_the_theorem(
+            "lemma helper_sq (a : ℝ) : 0 ≤ (a - 1) ^ 2 := by\n  nlinarith [sq_nonneg (a - 1)]",
         ),
         most_lost=1,  # one row's alignment rule sees `nlinarith` in the code and not in its thinking
     ),

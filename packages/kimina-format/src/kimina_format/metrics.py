@@ -69,6 +69,13 @@ _WIDE_TO_MARK = bytes.maketrans(b"\x02", b"\x01")
 _MARK_GATE = b"\x01" * 8
 _WIDE_MARK_GATE = b"\x01" * 13
 _MARK_STRETCH = re.compile(r"(?:[^\w\s]|_)(?:[^\w\s]|_| (?=[^\w\s]|_)){11,}|([^\w\s]|_)\1{7,}")
+# An English function word as a name or a part of one (`the_difference_between`, `TheStep`, `fun (we need ...)`), not
+# inside a longer word: Lean's keywords and Mathlib's names have none (`this` and `then` are keywords, `And`, `IsLeast`
+# and `toReal` names, so `and`, `is` and `to` are not among them).
+_ENGLISH_NAME_PART = re.compile(
+    r"(?<![A-Za-z])(?:[Tt]he|[Ww]e|[Oo]ur|[Tt]hat|[Ww]hich|[Bb]ecause|[Ss]ince|[Ww]ould|[Ss]hould|[Mm]ust|[Nn]eed"
+    r"|[Cc]an|[Ww]ill|[Ii]t|[Bb]e|[Aa]n|[Tt]here|[Ss]o|[Ww]hen|[Ww]hat|[Hh]ow|[Ww]hy)(?![a-z])"
+)
 # The name a `theorem` or `lemma` declares, and what may continue a name (`_theorem_line` looks for it in the code).
 _DECLARED_NAME = re.compile(r"(?:^|\n)[^\S\n]*(?:theorem|lemma)\s+([^\s:({\[]+)")
 _NAME_GOES_ON = re.compile(r"[\w.'!?]")
@@ -131,8 +138,12 @@ _VISIBLE_ASCII = bytes(range(33, 127))
 _SUBSCRIPT_DIGITS = tuple(zip("₀₁₂₃₄₅₆₇₈₉", "0123456789", strict=True))
 _SUBSCRIPT = re.compile("[₀-₉]")
 _MIN_COPIED_KEY = 6
-# How prose marks a line of code, in keys (spaces and digits deleted): a list item, inline code, both.
-_PROSE_MARKS = ((b"-", b""), (b"`", b"`"), (b"-`", b"`"))
+# How prose marks a line of code, in keys (spaces and digits deleted): a list item (`-`, `*`, or numbered: `1.`),
+# inline code, a formula (`$...$`), a quote (`>`), bold, and a list item of inline code or a formula.
+_PROSE_MARKS = (
+    *((b"-", b""), (b"*", b""), (b".", b""), (b">", b""), (b"`", b"`"), (b"$", b"$"), (b"$$", b"$$"), (b"**", b"**")),
+    *((b"-`", b"`"), (b"*`", b"`"), (b".`", b"`"), (b">`", b"`"), (b"-$", b"$"), (b".$", b"$")),
+)
 _CASE_OPENERS = ("·", ". ", "|", "case ", "next")
 # Tactics that close or split a goal and fail when there is none (or make no progress): Lean accepts only as many in a
 # row as there are goals. Not `skip`, `try`, `all_goals`, `repeat`, `first`, `done`, `have`, `show`: those succeed
@@ -291,6 +302,8 @@ class FormatMetrics:
             `polyrith`) that repeat an earlier item of that list.
         code_literal_chars: Characters in the string literals, the `«»` names and the names of more than 80
             characters of the final code.
+        code_english_words: English function words (`the`, `we`, `because`, ...) in the final code outside its
+            comments, as names or parts of names (`the_difference_between`).
         helper_chars: Non-whitespace characters of the final code's declarations other than its theorem (the
             `theorem` or `lemma` named as in the statement, else the last one): before it, and after its proof.
         trailing_declarations: Declarations of the final code after the proof of its theorem.
@@ -377,6 +390,7 @@ class FormatMetrics:
     hint_items: int = 0
     duplicate_hints: int = 0
     code_literal_chars: int = 0
+    code_english_words: int = 0
     helper_chars: int = 0
     trailing_declarations: int = 0
     longest_code_line: int = 0
@@ -562,6 +576,7 @@ def measure(
         code_declarations=declarations,
         declaration_copies=_declaration_copies(final.source) if declarations > 1 else declarations,
         code_literal_chars=literal_chars,
+        code_english_words=len(_ENGLISH_NAME_PART.findall(final.code)),
         **_proof_padding(final),
         helper_chars=helper_chars,
         trailing_declarations=trailing,

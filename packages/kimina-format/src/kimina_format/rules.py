@@ -667,12 +667,27 @@ def code_padding(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[
                 f" {most})",
             )
         )
+    return violations + _code_text(m, config)
+
+
+def _code_text(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 9's second half: no text carried as literals or names, no helpers or code around the theorem to pad it."""
+    violations = []
     most = config.max_code_literal_chars
     if most is not None and m.code_literal_chars > most:
         violations.append(
             Violation(
                 Code.CODE_PADDING,
                 f"{m.code_literal_chars} characters of string literals in the final code (limit {most})",
+            )
+        )
+    most = config.max_code_english_words
+    if most is not None and m.code_english_words > most:
+        violations.append(
+            Violation(
+                Code.CODE_PADDING,
+                f"{m.code_english_words} English words (`the`, `we`, `because`, ...) in the names of the final code"
+                f" (limit {most})",
             )
         )
     most = config.max_helper_chars
