@@ -385,6 +385,19 @@ ATTACKS: dict[str, Case] = {
             f"universe {' '.join(f'{w}_{i}' for i, w in enumerate(_REASONING_WORDS))}",
         ),
     ),
+    "the_reasoning_as_names_in_each_tactic_block": Case(
+        "max_code_english_words",
+        _thinking(lambda t, r: t.replace("```tactics\n", "```tactics\n" + " ".join(_REASONING_NAMES) + "\n")),
+    ),
+    "the_reasoning_in_camel_case_in_each_tactic_block": Case(
+        "max_code_english_words",
+        _thinking(
+            lambda t, r: t.replace(
+                "```tactics\n",
+                "```tactics\n" + " ".join(name.title().replace("_", "") for name in _REASONING_NAMES) + "\n",
+            )
+        ),
+    ),
     "a_long_def_after_the_proof": Case("max_helper_chars", _after_the_proof(f"def pad : ℕ := {_SUM}")),
     # 0.8.0: notations and macros after the proof count as declarations after it (0.7.0 kept all 188 rows).
     "ten_notations_after_the_proof": Case(

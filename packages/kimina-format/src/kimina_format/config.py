@@ -185,9 +185,10 @@ class FormatConfig:
             `polyrith`) that repeat an earlier item of it.
         max_code_literal_chars: Most characters in string and character literals of the final code, and in names
             that hold text (`«...»`, or a name of more than 80 characters).
-        max_code_english_words: Most English function words (`the`, `we`, `because`, ...) in the final code outside
-            its comments, as names or parts of names: the reasoning written as `let` names, `universe` or `variable`
-            names, constructors or binders is a comment dump that Lean accepts.
+        max_code_english_words: Most English function words (`the`, `we`, `because`, ...) in the final code and the
+            tactic blocks outside their comments, as names or parts of names: the reasoning written as `let` names,
+            `universe` or `variable` names, constructors or binders is a comment dump that Lean accepts, and in a
+            tactic block, prose disguised as code.
         max_helper_chars: Most non-whitespace characters of the final code other than its header and its theorem
             (the `theorem` or `lemma` named as in the statement, else the last one): the helpers it proves or
             defines first, and whatever follows the theorem's proof.

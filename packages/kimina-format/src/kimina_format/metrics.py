@@ -69,12 +69,17 @@ _WIDE_TO_MARK = bytes.maketrans(b"\x02", b"\x01")
 _MARK_GATE = b"\x01" * 8
 _WIDE_MARK_GATE = b"\x01" * 13
 _MARK_STRETCH = re.compile(r"(?:[^\w\s]|_)(?:[^\w\s]|_| (?=[^\w\s]|_)){11,}|([^\w\s]|_)\1{7,}")
-# An English function word as a name or a part of one (`the_difference_between`, `TheStep`, `fun (we need ...)`), not
-# inside a longer word: Lean's keywords and Mathlib's names have none (`this` and `then` are keywords, `And`, `IsLeast`
-# and `toReal` names, so `and`, `is` and `to` are not among them).
+# An English function word as a name or a part of one (`the_difference_between`, `TheStep`, `keyIsThat`, `fun (we
+# need ...)`), not inside a longer word (capitalised, it may follow a lowercase letter: camel case). Lean's keywords
+# and Mathlib's names have none (`this` and `then` are keywords, `And`, `IsLeast` and `toReal` names, so `and`, `is`
+# and `to` are not among them).
+_NAME_WORDS = "the we our that which because since would should must need can will it be an there so when what how why"
 _ENGLISH_NAME_PART = re.compile(
-    r"(?<![A-Za-z])(?:[Tt]he|[Ww]e|[Oo]ur|[Tt]hat|[Ww]hich|[Bb]ecause|[Ss]ince|[Ww]ould|[Ss]hould|[Mm]ust|[Nn]eed"
-    r"|[Cc]an|[Ww]ill|[Ii]t|[Bb]e|[Aa]n|[Tt]here|[Ss]o|[Ww]hen|[Ww]hat|[Hh]ow|[Ww]hy)(?![a-z])"
+    "(?:(?<![A-Za-z])(?:"
+    + "|".join(_NAME_WORDS.split())
+    + ")|(?<![A-Z])(?:"
+    + "|".join(word.capitalize() for word in _NAME_WORDS.split())
+    + "))(?![a-z])"
 )
 # The name a `theorem` or `lemma` declares, and what may continue a name (`_theorem_line` looks for it in the code).
 _DECLARED_NAME = re.compile(r"(?:^|\n)[^\S\n]*(?:theorem|lemma)\s+([^\s:({\[]+)")
@@ -302,8 +307,8 @@ class FormatMetrics:
             `polyrith`) that repeat an earlier item of that list.
         code_literal_chars: Characters in the string literals, the `«»` names and the names of more than 80
             characters of the final code.
-        code_english_words: English function words (`the`, `we`, `because`, ...) in the final code outside its
-            comments, as names or parts of names (`the_difference_between`).
+        code_english_words: English function words (`the`, `we`, `because`, ...) in the final code and the tactic
+            blocks outside their comments, as names or parts of names (`the_difference_between`).
         helper_chars: Non-whitespace characters of the final code's declarations other than its theorem (the
             `theorem` or `lemma` named as in the statement, else the last one): before it, and after its proof.
         trailing_declarations: Declarations of the final code after the proof of its theorem.
@@ -535,6 +540,8 @@ def measure(
     metrics["reasoning_chars"] = _reasoning_chars(completion, repetition)
     metrics["code_loop_repeats"] = _code_loop(blocks, final, config.max_code_loop_repeats)
     metrics["filler_tactics"] = _filler_tactics(final.code if final is not None else "", blocks.body)
+    block_code = blocks.body + blocks.other
+    english_words = len(_ENGLISH_NAME_PART.findall("\n".join(block_code))) if block_code else 0
     metrics["code_whitespace_share"] = max(_whitespace_share(blocks.text), _whitespace_share(code or ""))
     if final is None:
         return _metrics(metrics)
@@ -576,7 +583,7 @@ def measure(
         code_declarations=declarations,
         declaration_copies=_declaration_copies(final.source) if declarations > 1 else declarations,
         code_literal_chars=literal_chars,
-        code_english_words=len(_ENGLISH_NAME_PART.findall(final.code)),
+        code_english_words=english_words + len(_ENGLISH_NAME_PART.findall(final.code)),
         **_proof_padding(final),
         helper_chars=helper_chars,
         trailing_declarations=trailing,

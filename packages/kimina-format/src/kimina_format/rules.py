@@ -687,7 +687,7 @@ def _code_text(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
             Violation(
                 Code.CODE_PADDING,
                 f"{m.code_english_words} English words (`the`, `we`, `because`, ...) in the names of the final code"
-                f" (limit {most})",
+                f" and the tactic blocks (limit {most})",
             )
         )
     most = config.max_helper_chars
