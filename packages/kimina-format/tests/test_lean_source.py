@@ -86,9 +86,13 @@ def test_a_proof_that_runs_to_the_end_is_taken_in_bulk_but_not_past_a_header_or_
         ["ring"],
         ["by", "linarith"],
     ]
-    # A modifier that starts no declaration (`local notation`) is a proof line, as is everything after it.
+    # A notation behind a modifier (`local notation`) ends the proof, as in Lean; a modifier that starts neither a
+    # declaration nor a syntax extension is a proof line.
     parts = split_lean('example : True := by\n  trivial\nlocal notation "x" => 1\n  done')
-    assert parts.body == ("trivial", 'local notation "x" => 1', "done")
+    assert parts.body == ("trivial", "done")
+    assert parts.header == ('local notation "x" => 1',)
+    parts = split_lean("example : True := by\n  trivial\nlocal foo\n  done")
+    assert parts.body == ("trivial", "local foo", "done")
 
 
 def test_plain_tactic_lines_are_the_body_of_a_plain_block() -> None:

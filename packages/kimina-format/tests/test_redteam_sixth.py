@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import pytest
+from kimina_format import check_format
 from kimina_format.testing import (
     final_code_of,
     full_score_split,
@@ -138,6 +139,17 @@ _ACCENTED = dict(a="àáâä", e="èéêë", i="ìíîï", o="òóôö", u="ùú
 _VARIANT_MARKS = {".": "。", ",": "，", "'": "ʼ", ":": "：", "(": "（", "=": "＝"}
 
 
+_STROKED = dict(o="ø", l="ł", d="đ", t="ŧ", a="ⱥ", c="ꞓ")
+
+
+def _stroked(line: str, rng: random.Random) -> str:
+    return "".join(_STROKED[c] if c in _STROKED and rng.random() < 0.25 else c for c in line)
+
+
+def _spacing_marks(line: str, rng: random.Random) -> str:
+    return "".join(c + "\u0903" if c.isalpha() and rng.random() < 0.1 else c for c in line)
+
+
 def _extended_marks(line: str, rng: random.Random) -> str:
     return "".join(c + rng.choice(_EXTENDED_MARKS) if c.isalpha() and rng.random() < 0.1 else c for c in line)
 
@@ -189,6 +201,11 @@ def _code_as_prose(wrap: Callable[[str], str]) -> Edit:
 
 def _after_the_proof(padding: str) -> Edit:
     return _code(lambda code: code.rstrip() + "\n\n" + padding + "\n")
+
+
+_RULE_RNG = random.Random(17)
+# Lines of 17 to 30 random punctuation marks: each its own key, and too long for a bare line's.
+_RANDOM_RULES = ["".join(_RULE_RNG.choices("=^#->.+<|*~", k=_RULE_RNG.randint(17, 30))) for _ in range(400)]
 
 
 def _before_the_theorem(text: str) -> Edit:
@@ -327,6 +344,8 @@ ATTACKS: dict[str, Case] = {
     "a_loop_in_format_and_unassigned_characters": Case(
         "max_invisible_chars", _disguised_loop(_hidden_chars, in_a_row=True)
     ),
+    "a_loop_in_stroked_letters": Case("max_near_duplicates", _disguised_loop(_stroked, in_a_row=True), 2),
+    "a_loop_in_spacing_marks": Case("max_lookalike_chars", _disguised_loop(_spacing_marks, in_a_row=True)),
     "a_loop_in_accented_letters": Case("max_near_duplicates", _disguised_loop(_accented, in_a_row=True), 2),
     "a_loop_in_accented_letters_spread": Case("max_near_duplicates", _disguised_loop(_accented, in_a_row=False), 2),
     "a_loop_in_punctuation_variants": Case("max_near_duplicates", _disguised_loop(_variant_marks, in_a_row=True), 2),
@@ -370,12 +389,21 @@ ATTACKS: dict[str, Case] = {
     "eight_hundred_single_letters": Case(
         "max_bare_lines", _thinking(lambda t, r: t + "\n" + "\n".join(chr(97 + k * 7 % 26) for k in range(800)))
     ),
+    "four_hundred_long_rules_of_random_marks": Case(
+        "max_junk_lines", _thinking(lambda t, r: t + "\n" + "\n".join(_RANDOM_RULES))
+    ),
+    "a_spaced_rule_after_every_line": Case(
+        "max_bare_lines", _prose_lines(lambda line, k: line + "\n" + " ".join("-" * (3 + k % 4))), 3
+    ),
     "a_rule_after_every_line": Case(
         "max_bare_lines", _prose_lines(lambda line, k: line + "\n" + "-" * (3 + k * 5 % 13)), 3
     ),
     # 0.8.0: the code copied into the thinking as formulas or quotes (0.7.0 kept 135 and 136 of 188 rows).
     "the_thinking_is_the_code_as_formulas": Case("max_copied_code_share", _code_as_prose(lambda line: f"${line}$")),
     "the_thinking_is_the_code_as_a_quote": Case("max_copied_code_share", _code_as_prose(lambda line: f"> {line}")),
+    "the_reasoning_as_let_names_in_capitals": Case(
+        "max_code_english_words", _in_the_proof("\n".join(f"  let {name.upper()} := 0" for name in _REASONING_NAMES))
+    ),
     "the_reasoning_as_let_names": Case(
         "max_code_english_words", _in_the_proof("\n".join(f"  let {name} := 0" for name in _REASONING_NAMES))
     ),
@@ -400,14 +428,18 @@ ATTACKS: dict[str, Case] = {
     ),
     "a_long_def_after_the_proof": Case("max_helper_chars", _after_the_proof(f"def pad : ℕ := {_SUM}")),
     # 0.8.0: notations and macros after the proof count as declarations after it (0.7.0 kept all 188 rows).
-    "ten_notations_after_the_proof": Case(
-        "max_trailing_declarations",
-        _after_the_proof("\n".join(f'notation "pad{k}" => ({k} : ℕ)' for k in range(10))),
-    ),
-    "ten_macros_after_the_proof": Case(
-        "max_trailing_declarations",
-        _after_the_proof("\n".join(f'macro "pad{k}" : term => `(({k} : ℕ))' for k in range(10))),
-    ),
+    # (and behind a modifier or an option: 0.8.0 after the tenth red team).
+    **{
+        f"ten_{name}_after_the_proof": Case(
+            "max_trailing_declarations", _after_the_proof("\n".join(line.format(k=k) for k in range(10)))
+        )
+        for name, line in {
+            "notations": 'notation "pad{k}" => ({k} : ℕ)',
+            "macros": 'macro "pad{k}" : term => `(({k} : ℕ))',
+            "local_notations": 'local notation "pad{k}" => ({k} : ℕ)',
+            "notations_behind_options": 'set_option hygiene false in notation "pad{k}" => ({k} : ℕ)',
+        }.items()
+    },
     "ten_examples_after_the_proof": Case(
         "max_trailing_declarations",
         _after_the_proof("\n\n".join(f"example : ({k} : ℕ) + 1 = {k + 1} := by norm_num" for k in range(10))),
@@ -546,6 +578,27 @@ LOOK_ALIKES: dict[str, Case] = {
             "lemma and_helper (p q : Prop) (hp : p) (hq : q) : p ∧ q := And.intro hp hq",
         ),
     ),
+    "vectors_and_conjugates": Case(
+        "max_lookalike_chars",
+        _thinking(
+            lambda t, r: (
+                "\n".join(
+                    f"u⃗ = ({k}, 2), v⃗ = (3, -{k}), w⃗ = u⃗ + v⃗, so |w⃗| ≤ |u⃗| + |v⃗|; z̄ = x - iy and x̂ = x / |x|."
+                    for k in range(8)
+                )
+                + "\n\n"
+                + t
+            )
+        ),
+    ),
+    "so_before_each_formula_line": Case(
+        "max_bare_lines",
+        _thinking(
+            lambda t, r: (
+                "\n".join(f"So:\n$a_{{{k}}} = 2a_{{{k - 1}}} + 1 = {2**k - 1}$" for k in range(1, 31)) + "\n\n" + t
+            )
+        ),
+    ),
     "two_examples_after_the_proof": Case(
         "max_trailing_declarations",
         _after_the_proof("example : (2 : ℕ) + 2 = 4 := by norm_num\n\nexample : (3 : ℕ) * 3 = 9 := by norm_num"),
@@ -624,3 +677,20 @@ def test_a_look_alike_keeps_the_full_score(full_score_rows: list[Row], name: str
     applied, _, lost = full_score_split(full_score_rows, case.edit)
     assert applied >= 20, f"{name} applied to only {applied} rows"
     assert len(lost) <= case.most_lost, f"{name} lost the full score on {len(lost)}/{applied}, e.g. {lost[:3]}"
+
+
+def test_names_of_terms_and_lean_words_are_no_english_words(full_score_rows: list[Row]) -> None:
+    # A hypothesis about a term `a_n` or `b_e` is `h_an` or `hBe`; `this`, `then`, `And`, `CanLift`, `IsLeast` and
+    # `toReal` are Lean's and Mathlib's. None is an English word carried as a name (`max_code_english_words`).
+    lines = "\n".join(
+        f"  have h_an{k} : a {k} ≤ b {k} := hab {k}\n  have hBe{k} : IsLeast S {k} ∧ True := And.intro (h {k}) trivial"
+        for k in range(5)
+    )
+    counted = []
+    for row in full_score_rows:
+        edited = _in_the_proof(lines + "\n  exact if this then CanLift.prf else (toReal x).le")(row)
+        if edited is not None:
+            verdict = check_format(edited["completion"], formal_statement=edited["formal_statement"])
+            counted.append(verdict.metrics.code_english_words)
+    assert len(counted) >= 150
+    assert max(counted) == 0

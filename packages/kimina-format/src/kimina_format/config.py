@@ -162,12 +162,12 @@ class FormatConfig:
             `. . . . . .` or `。。。。。。。。` in every line pad the length with nothing; a line that is one run alone (a
             rule, a Setext underline, a table's separator row) is layout.
         max_junk_lines: Most prose lines (after the first) that are not words: 40 or more printable ASCII characters
-            without a space (base64, ASCII art, dumps), or 40 or more of only lowercase letters and spaces, with no
-            capital, digit or punctuation (word salad).
-        max_bare_lines: Most prose lines that are only ASCII punctuation marks (a rule, `...`, `$$`) or three
-            characters or fewer (`So:`, `x`), and at most a third of the non-blank prose lines past 20: hundreds of
-            rules of random widths, or of single letters, or a rule after every line, pad a thinking with nothing,
-            each line its own key.
+            without a space (base64, ASCII art, dumps), 40 or more of only lowercase letters and spaces, with no
+            capital, digit or punctuation (word salad), or 17 or more of only punctuation marks and spaces.
+        max_bare_lines: Most prose lines of punctuation marks and symbols with one letter or digit at most (a rule,
+            `...`, `* * *`, `x`; not `So:`, nor a display formula's delimiters), and at most a third of the
+            non-blank prose lines past 20: hundreds of rules of random widths, or of single letters, or a rule after
+            every line, pad a thinking with nothing, each line its own key.
         max_code_declarations: Most declarations in the final code (the theorem and its helpers).
         max_declaration_copies: Most theorems, lemmas and examples of the final code that state and prove the same
             thing (names aside): the theorem pasted again as ten `example`s is padding Lean accepts.

@@ -15,6 +15,7 @@ from kimina_format.lean_decls import EXTENSION_WORDS
 __all__ = [
     "Comment",
     "LeanParts",
+    "extension_line",
     "non_space_length",
     "normalise_lean",
     "plain_tactic_blocks",
@@ -211,7 +212,11 @@ def split_lean(source: str) -> LeanParts:
         if signature is None:
             first = line.split(None, 1)[0]
             declaration = (first in _DECL_START_WORDS or first.startswith("@[")) and _starts_declaration(line)
-            if not declaration and first not in _HEADER_WORDS:
+            if (
+                not declaration
+                and first not in _HEADER_WORDS
+                and not ((first in _DECL_MODIFIERS or first.startswith("@[")) and extension_line(line))
+            ):
                 if body_start is None:
                     body_start = line_start
                 body_lines.append(line)
@@ -299,16 +304,36 @@ def proof_lines(code: str) -> tuple[str, ...]:
     return tuple(filter(None, map(str.strip, code.split("\n"))))
 
 
+def extension_line(line: str) -> bool:
+    """Whether the stripped `line` starts a command that extends Lean's syntax.
+
+    As written plain (`notation`, `macro`) or behind modifiers, an attribute or options (`local notation`,
+    `@[inherit_doc] infixl`, `set_option hygiene false in macro`).
+    """
+    while line.startswith(("set_option ", "open ")):
+        at = line.find(" in ")
+        if at == -1:
+            return False
+        line = line[at + 4 :].lstrip()
+    return _keyword(line) in EXTENSION_WORDS
+
+
 def _starts_declaration(line: str) -> bool:
     """Whether `line` begins a declaration (`@[simp] private theorem foo ...`)."""
+    return _keyword(line) in _DECL_WORDS
+
+
+def _keyword(line: str) -> str:
+    """The first word of `line` after an attribute and up to four modifiers ("" after more).
+
+    `@[simp] private theorem foo` gives `theorem`.
+    """
     if line.startswith("@["):
         line = _ATTRIBUTE.sub("", line, count=1)
     for word in line.split(None, 4):
-        if word in _DECL_WORDS:
-            return True
         if word not in _DECL_MODIFIERS:
-            return False
-    return False
+            return word
+    return ""
 
 
 def _drop_leading_by(text: str) -> str:

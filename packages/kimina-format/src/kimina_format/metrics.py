@@ -16,16 +16,17 @@ from operator import add, attrgetter
 from typing import Any, NamedTuple
 
 from kimina_format.config import DEFAULT_CONFIG, FormatConfig
-from kimina_format.lean_decls import EXTENSION_WORDS, THEOREM_KEYWORDS
+from kimina_format.lean_decls import THEOREM_KEYWORDS
 from kimina_format.lean_source import (
     Comment,
     LeanParts,
+    extension_line,
     non_space_length,
     plain_tactic_blocks,
     split_lean,
 )
 from kimina_format.lean_statement import LeanText
-from kimina_format.padding import junk_characters, mixed_script_letters, over_limit_run
+from kimina_format.padding import junk_characters, marked_letters, mixed_script_letters, over_limit_run
 from kimina_format.parsing import LEAN_LANGUAGES, TACTICS_LANGUAGE, UTF8_ERRORS, Block, Completion, frozen_instance
 from kimina_format.repetition import (
     Repetition,
@@ -53,9 +54,10 @@ _PUNCTUATION = re.compile(r"[^\w\s]+")
 _ALNUM = re.compile(r"[^\W_]")
 _DIGITS = re.compile(r"\d+")
 # A prose line that is not words (after a newline, so the first line is left out): 40 or more printable ASCII
-# characters with no space (base64, ASCII art, dumps), or 40 or more lowercase letters and spaces only (word salad:
-# no capital, digit or punctuation). Non-ASCII lines (Chinese, Unicode math) are never junk lines.
-_JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,})(?![^\n])")
+# characters with no space (base64, ASCII art, dumps), 40 or more lowercase letters and spaces only (word salad: no
+# capital, digit or punctuation), or 17 or more punctuation marks and spaces only (a rule too long for a bare line's
+# key; a table's separator row is one such line). Non-ASCII lines (Chinese, Unicode math) are never junk lines.
+_JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,}| *[!-/:-@\[-`{-~][!-/:-@\[-`{-~ ]{16,})(?![^\n])")
 # `punctuation_run_chars` counts runs of eight or more of one punctuation mark or symbol (any character but a letter,
 # a digit or whitespace; `_` too), and stretches of twelve or more of them mixed, single spaces between them allowed:
 # `........`, `||||||||`, `[][][][][][]`, `. . . . . .`, `。。。。。。。。`, `─═─═─═`. Shorter mixed ones end formulas and
@@ -69,18 +71,20 @@ _WIDE_TO_MARK = bytes.maketrans(b"\x02", b"\x01")
 _MARK_GATE = b"\x01" * 8
 _WIDE_MARK_GATE = b"\x01" * 13
 _MARK_STRETCH = re.compile(r"(?:[^\w\s]|_)(?:[^\w\s]|_| (?=[^\w\s]|_)){11,}|([^\w\s]|_)\1{7,}")
-# An English function word as a name or a part of one (`the_difference_between`, `TheStep`, `keyIsThat`, `fun (we
-# need ...)`), not inside a longer word (capitalised, it may follow a lowercase letter: camel case). Lean's keywords
-# and Mathlib's names have none (`this` and `then` are keywords, `And`, `IsLeast` and `toReal` names, so `and`, `is`
-# and `to` are not among them).
-_NAME_WORDS = "the we our that which because since would should must need can will it be an there so when what how why"
-_ENGLISH_NAME_PART = re.compile(
-    "(?:(?<![A-Za-z])(?:"
-    + "|".join(_NAME_WORDS.split())
-    + ")|(?<![A-Z])(?:"
-    + "|".join(word.capitalize() for word in _NAME_WORDS.split())
-    + "))(?![a-z])"
+# English function words as names or parts of names (`the_difference_between`, `WE_NEED`, `TheStep`, `keyIsThat`,
+# `fun (we need ...)`). Lean's keywords and Mathlib's names have none (`this` and `then` are keywords, `And`,
+# `IsLeast`, `toReal` and `CanLift` names, so `and`, `is`, `to` and `can` are not among them; nor are `an` and `be`,
+# a hypothesis about a term `a_n` or `b_e` being `h_an`). The code's ASCII letter runs are its words (one
+# `bytes.translate`, then `split`, in C); only those that mix cases are cut at their humps.
+_NAME_WORDS = "the we our that which because since would should must need will it there so when what how why".split()
+_ENGLISH_NAME_WORDS = frozenset(
+    form.encode() for word in _NAME_WORDS for form in (word, word.capitalize(), word.upper())
 )
+_LETTERS_ONLY = bytes.maketrans(
+    bytes(range(256)),
+    bytes(b if chr(b).isascii() and chr(b).isalpha() else 32 for b in range(256)),
+)
+_HUMP = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 # The name a `theorem` or `lemma` declares, and what may continue a name (`_theorem_line` looks for it in the code).
 _DECLARED_NAME = re.compile(r"(?:^|\n)[^\S\n]*(?:theorem|lemma)\s+([^\s:({\[]+)")
 _NAME_GOES_ON = re.compile(r"[\w.'!?]")
@@ -513,7 +517,9 @@ def measure(
         "code_chars": len(code) if code is not None else 0,
         "invisible_chars": junk.invisible,
         "symbol_chars": junk.symbols,
-        "lookalike_chars": junk.lookalikes + (mixed_script_letters(text) if junk.foreign else 0),
+        "lookalike_chars": junk.lookalikes
+        + (mixed_script_letters(text) if junk.foreign else 0)
+        + (marked_letters(text, junk.marks) if junk.marks else 0),
         "punctuation_run_chars": _punctuation_run_chars(prose_utf8, lambda: completion.prose),
         "tab_chars": junk.tabs,
         # Spaces and tabs make one run (`" \t" * 1000` is padding too).
@@ -541,7 +547,7 @@ def measure(
     metrics["code_loop_repeats"] = _code_loop(blocks, final, config.max_code_loop_repeats)
     metrics["filler_tactics"] = _filler_tactics(final.code if final is not None else "", blocks.body)
     block_code = blocks.body + blocks.other
-    english_words = len(_ENGLISH_NAME_PART.findall("\n".join(block_code))) if block_code else 0
+    english_words = _english_words("\n".join(block_code)) if block_code else 0
     metrics["code_whitespace_share"] = max(_whitespace_share(blocks.text), _whitespace_share(code or ""))
     if final is None:
         return _metrics(metrics)
@@ -583,7 +589,7 @@ def measure(
         code_declarations=declarations,
         declaration_copies=_declaration_copies(final.source) if declarations > 1 else declarations,
         code_literal_chars=literal_chars,
-        code_english_words=english_words + len(_ENGLISH_NAME_PART.findall(final.code)),
+        code_english_words=english_words + _english_words(final.code),
         **_proof_padding(final),
         helper_chars=helper_chars,
         trailing_declarations=trailing,
@@ -889,6 +895,19 @@ def _name_at(code: str, needle: str) -> int:
     return at
 
 
+def _english_words(code: str) -> int:
+    """English function words in `code` (comments blanked) as names or parts of names (see `_ENGLISH_NAME_WORDS`)."""
+    words = code.encode(errors=UTF8_ERRORS).translate(_LETTERS_ONLY).split()
+    found = sum(map(_ENGLISH_NAME_WORDS.__contains__, words))
+    # Words that mix cases (`keyIsThat`, `TheStep`), cut at their humps; each kind once, counted as often as written.
+    mixed = [word for word in set(words) if not (word.islower() or word.isupper() or word.istitle())]
+    for word in mixed:
+        humps = sum(map(_ENGLISH_NAME_WORDS.__contains__, _HUMP.findall(word)))
+        if humps:
+            found += humps * words.count(word)
+    return found
+
+
 def _punctuation_run_chars(prose: bytes, text: Callable[[], str]) -> int:
     """Characters of the prose in runs and stretches of punctuation marks or symbols, within lines of text.
 
@@ -945,7 +964,7 @@ def _code_padding(final: LeanParts, formal_statement: str | None) -> tuple[int, 
             helper_chars += non_space_length(tail)
             # Notations and macros after the proof are declarations too: nothing before them can use them.
             after = split_lean(tail)
-            trailing = len(after.statements) + sum(line.split(None, 1)[0] in EXTENSION_WORDS for line in after.header)
+            trailing = len(after.statements) + sum(map(extension_line, after.header))
     return declarations, literal_chars, helper_chars, trailing, non_space_length(max(lines, key=len))
 
 

@@ -8,7 +8,7 @@ from typing import AnyStr, NamedTuple
 
 from kimina_format.parsing import UTF8_ERRORS
 
-__all__ = ["Junk", "junk_characters", "longest_run", "mixed_script_letters", "over_limit_run"]
+__all__ = ["Junk", "junk_characters", "longest_run", "marked_letters", "mixed_script_letters", "over_limit_run"]
 
 # Bytes of printable ASCII and newline: deleting them leaves the non-ASCII characters (whole UTF-8 sequences, so it
 # decodes), tabs and the other control characters, usually a few dozen bytes.
@@ -25,19 +25,20 @@ _INVISIBLE = re.compile(
 # Pictographs: emoji and their modifiers, miscellaneous symbols and dingbats, arrows-and-shapes blocks that math never
 # uses, private use. Not mathematical operators, arrows, letter-like symbols or CJK, which real reasoning is full of.
 _SYMBOL = re.compile("[\u2600-\u27bf\u2b00-\u2bff\ue000-\uf8ff\U0001f000-\U0001faff\U000f0000-\U0010ffff]")
-# Letters that read as Latin ones but are other characters, which real reasoning never writes: combining marks
-# (`é` as `e` and U+0301: models write composed letters) and full-width Latin letters and digits (not the full-width
-# punctuation of Chinese text). The letters of other scripts and alphabets that look like Latin ones count only next
+# Letters that read as Latin ones but are other characters, which real reasoning never writes: combining marks inside
+# a word (`é` as `e` and U+0301: models write composed letters; see `marked_letters`) and full-width Latin letters
+# and digits (not the full-width punctuation of Chinese text). The letters of other scripts and alphabets that look like Latin ones count only next
 # to a Latin letter (see `mixed_script_letters`): `𝓝 0`, `𝔼[X]`, `𝑥 + 𝑦`, `ρ(x)`, a sentence in Greek, Russian or
 # Armenian are text, `Sincе` with a Cyrillic `е`, `sq𝑢are` or `ᴛhe` a disguise. They are the Latin-looking Greek
 # capitals and lowercase letters (`ο ν ι κ ρ υ χ`, not `α`, `π` or `θ`), Cyrillic, Armenian, Cherokee and Lisu letters,
 # IPA letters, small capitals and modifier letters (`ɑ`, `ᴛ`, `ᵉ`, not `ⁿ`), the letterlike `ℊ ℎ ℓ ℯ ℴ`, and the
 # mathematical alphanumerics. Accented Latin letters (`é`, `ő`, `ơ`) are names and languages, not look-alikes.
 # The Unicode categories counted beyond those lists: format characters and unassigned code points (invisible), and
-# combining and enclosing marks (look-alikes, as a mark turns a letter into another-looking one).
+# combining, enclosing and spacing marks (look-alikes inside a word, as a mark turns a letter into another-looking
+# one; on a letter alone, `u⃗`, `z̄`, `x̂`, it is a formula's).
 _HIDDEN = frozenset({"Cf", "Cn"})
-_MARKS = frozenset({"Mn", "Me"})
-_LOOKALIKE = re.compile("[\u0300-\u036f\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
+_MARKS = frozenset({"Mn", "Me", "Mc"})
+_LOOKALIKE = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
 _OTHER_SCRIPT = (
     "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7"
     "\u03b9\u03ba\u03bd\u03bf\u03c1\u03c5\u03c7\u0250-\u02af\u0400-\u052f\u0531-\u058f\u13a0-\u13ff"
@@ -67,6 +68,8 @@ class Junk(NamedTuple):
     folds: dict[int, str] | None = None
     """What `fold` maps each accented Latin letter, full-width form and punctuation variant of the text to, when the
     text holds more than `_MOST_UNFOLDED` of them (None otherwise)."""
+    marks: str = ""
+    """The different combining, enclosing and spacing marks of the text (see `marked_letters`)."""
 
 
 def junk_characters(data: bytes) -> Junk:
@@ -90,12 +93,13 @@ def junk_characters(data: bytes) -> Junk:
     # unassigned code points show nothing; combining and enclosing marks (`⃐`, `᷈`) disguise a letter.
     folds: dict[int, str] = {}
     foldable = 0
+    marks = []
     for char in set(text):
         category = unicodedata.category(char)
         if category in _HIDDEN and _INVISIBLE.match(char) is None:
             invisible += text.count(char)
-        elif category in _MARKS and _INVISIBLE.match(char) is None and _LOOKALIKE.match(char) is None:
-            lookalikes += text.count(char)
+        elif category in _MARKS and _INVISIBLE.match(char) is None:
+            marks.append(char)
         plain = _folded(char, category)
         if plain is not None:
             folds[ord(char)] = plain
@@ -107,7 +111,18 @@ def junk_characters(data: bytes) -> Junk:
         lookalikes,
         _FOREIGN.search(text) is not None,
         folds if foldable > _MOST_UNFOLDED else None,
+        "".join(sorted(marks)),
     )
+
+
+def marked_letters(text: str, marks: str) -> int:
+    """The combining marks of `text` (`marks` lists the different ones) that sit inside a word of two letters or more.
+
+    A mark on a letter alone is a formula's (`u⃗`, `z̄`, `x̂`); inside a word (`L⃓et's`, `e` and U+0301 for `é`) it
+    disguises the word.
+    """
+    mark = "[" + re.escape(marks) + "]"
+    return len(re.findall(f"(?<=[^\\W\\d_][^\\W\\d_]){mark}|(?<=[^\\W\\d_]){mark}(?={mark}*[^\\W\\d_])", text))
 
 
 def _folded(char: str, category: str) -> str | None:
@@ -120,10 +135,18 @@ def _folded(char: str, category: str) -> str | None:
         return _VARIANTS[char]
     if "\uff01" <= char <= "\uff5e":
         return chr(ord(char) - 0xFEE0)
-    if category[0] == "L" and ("\u00c0" <= char <= "\u024f" or "\u1e00" <= char <= "\u1eff"):
+    if category in ("Ll", "Lu") and not char.isascii():
         base = "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c))
-        return base if base != char and base.isascii() else None
+        if base != char and base.isascii():
+            return base
+        # Letters that do not decompose: `ø` is LATIN SMALL LETTER O WITH STROKE, `ꞓ` LATIN SMALL LETTER C WITH BAR.
+        name = _LATIN_WITH.fullmatch(unicodedata.name(char, ""))
+        if name is not None:
+            return name.group(2).lower() if name.group(1) == "SMALL" else name.group(2)
     return None
+
+
+_LATIN_WITH = re.compile(r"LATIN (SMALL|CAPITAL) LETTER ([A-Z]) WITH .*")
 
 
 def mixed_script_letters(text: str) -> int:

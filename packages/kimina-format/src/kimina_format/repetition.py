@@ -109,9 +109,18 @@ _ECHO_DELETE = b" \t-*#>`\0"
 _BETWEEN_COPIES = b"\0()[]|"
 # Clause breaks too, besides ASCII's: dashes, an ellipsis, a middle dot, an arrow, a Chinese full stop, curly quotes.
 _BREAKS = tuple(mark.encode() for mark in "\u2014\u2013\u2026\u00b7\u2192\u3002\u201c\u201d")
-# A bare prose line (`_bare_lines`), matched from the newline before it: only ASCII punctuation marks, or three
-# characters or fewer; not a display formula's delimiter (`$$`, `\[`, `\]`) or a fence, which the other rules read. And the most key bytes such a line has, for the gate (a rule of 16 dashes).
-_BARE_LINE = re.compile(rb"\n[ \t]*(?!(?:\$\$|\\\[|\\\]|```)[ \t]*\n)(?:[!-/:-@\[-`{-~]+|[^\s]{1,3})[ \t]*(?=\n)")
+# A bare prose line (`_bare_lines`), matched from the newline before it: punctuation marks, symbols and spaces, and
+# at most one ASCII letter or digit (`---`, `* * *`, `x`, `(a)`; not `So:`); not a display formula's delimiter (`$$`,
+# `\[`, `\]`) or a fence, which the other rules read. The marks are ASCII's, Latin-1's (`·`) and those from U+2000 to
+# U+257F (dashes, arrows, operators, box drawing). No mark is a letter or digit, so the engine never backtracks far.
+_BARE_MARK = rb"(?:[!-/:-@\[-`{-~ \t]|\xc2[\xa1-\xbf]|\xe2[\x80-\x95][\x80-\xbf])"
+_BARE_LINE = re.compile(
+    rb"\n(?![ \t]*(?:\$\$|\\\[|\\\]|```)[ \t]*\n)(?=[ \t]*[^\s])"
+    + _BARE_MARK
+    + rb"*(?:[A-Za-z0-9]"
+    + _BARE_MARK
+    + rb"*)?(?=\n)"
+)
 _BARE_KEY = 16
 # Bare lines that a short thinking may have whatever their share (`So:`, `$$`, `...` in 30 lines).
 _FEW_BARE = 20
@@ -171,7 +180,7 @@ class Repetition(NamedTuple):
             `_duplicate_share`).
         echo_rate: Share of the long lines that echo (a sentence or clause said again at once on its line, or one
             phrase written twice), when `_MIN_ECHOES` lines at least do (0 otherwise; see `_echo_rate`).
-        bare_lines: Prose lines that are only punctuation marks, or three characters or fewer, when more than
+        bare_lines: Prose lines of punctuation marks and symbols with one letter or digit at most, when more than
             `max_bare_lines` or a third of the lines (0 otherwise; see `_bare_lines`).
     """
 
@@ -1350,13 +1359,13 @@ def _short_repeats(counts: Counter[bytes], keys: bytes, not_long: int, config: F
 
 
 def _bare_lines(data: bytes, counts: Counter[bytes], limit: int | None) -> int:
-    """Prose lines that are only ASCII punctuation marks or three characters or fewer, past a bound (0 within it).
+    """Prose lines of punctuation marks and symbols, with one letter or digit at most, past a bound (0 within it).
 
-    A rule, `...` and `So:` are such lines. The bound is `limit`, or a third of the non-blank lines and `_FEW_BARE`
-    at least, whichever is less. Lines of any width, each its own key, pad a thinking with nothing that the per-key repeat bounds count, whether
-    hundreds in a row or one after each line. The gate is in C: such a line's key (`counts` holds every non-blank
-    key's count) is `_BARE_KEY` bytes or fewer, and only when more lines than the bound have such keys is the prose
-    (`data`, UTF-8) matched.
+    A rule, `...` and `x` are such lines. The bound is `limit`, or a third of the non-blank lines and `_FEW_BARE`
+    at least, whichever is less. Lines of any width, each its own key, pad a thinking with nothing that the per-key
+    repeat bounds count, whether hundreds in a row or one after each line. The gate is in C: the lines whose key
+    (`counts` holds every non-blank key's count) is `_BARE_KEY` bytes or fewer are counted, and only when more than
+    the bound is the prose (`data`, UTF-8) matched. Longer bare lines are junk lines (`metrics._JUNK_LINE`).
     """
     if limit is None:
         return 0
