@@ -392,6 +392,9 @@ ATTACKS: dict[str, Case] = {
     "four_hundred_long_rules_of_random_marks": Case(
         "max_junk_lines", _thinking(lambda t, r: t + "\n" + "\n".join(_RANDOM_RULES))
     ),
+    "a_box_drawing_rule_after_every_line": Case(
+        "max_junk_lines", _prose_lines(lambda line, k: line + "\n" + "─" * (6 + k * 7 % 30)), 5
+    ),
     "a_spaced_rule_after_every_line": Case(
         "max_bare_lines", _prose_lines(lambda line, k: line + "\n" + " ".join("-" * (3 + k % 4))), 3
     ),

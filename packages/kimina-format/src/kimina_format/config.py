@@ -163,7 +163,8 @@ class FormatConfig:
             rule, a Setext underline, a table's separator row) is layout.
         max_junk_lines: Most prose lines (after the first) that are not words: 40 or more printable ASCII characters
             without a space (base64, ASCII art, dumps), 40 or more of only lowercase letters and spaces, with no
-            capital, digit or punctuation (word salad), or 17 or more of only punctuation marks and spaces.
+            capital, digit or punctuation (word salad), or 17 or more of only punctuation marks and spaces, or six or
+            more of only dashes and box-drawing lines (`──────`).
         max_bare_lines: Most prose lines of punctuation marks and symbols with one letter or digit at most (a rule,
             `...`, `* * *`, `x`; not `So:`, nor a display formula's delimiters), and at most a third of the
             non-blank prose lines past 20: hundreds of rules of random widths, or of single letters, or a rule after

@@ -55,9 +55,12 @@ _ALNUM = re.compile(r"[^\W_]")
 _DIGITS = re.compile(r"\d+")
 # A prose line that is not words (after a newline, so the first line is left out): 40 or more printable ASCII
 # characters with no space (base64, ASCII art, dumps), 40 or more lowercase letters and spaces only (word salad: no
-# capital, digit or punctuation), or 17 or more punctuation marks and spaces only (a rule too long for a bare line's
-# key; a table's separator row is one such line). Non-ASCII lines (Chinese, Unicode math) are never junk lines.
-_JUNK_LINE = re.compile(rb"\n(?:[!-~]{40,}|[a-z ]{40,}| *[!-/:-@\[-`{-~][!-/:-@\[-`{-~ ]{16,})(?![^\n])")
+# capital, digit or punctuation), 17 or more punctuation marks and spaces only (a rule too long for a bare line's
+# key; a table's separator row is one such line), or six or more dashes, box-drawing lines and other marks from
+# U+2000 to U+203F and U+2500 to U+257F (a rule). Other non-ASCII lines (Chinese, Unicode math) are never junk lines.
+_JUNK_LINE = re.compile(
+    rb"\n(?:[!-~]{40,}|[a-z ]{40,}| *[!-/:-@\[-`{-~][!-/:-@\[-`{-~ ]{16,}| *(?:\xe2[\x80\x94\x95][\x80-\xbf] *){6,})(?![^\n])"
+)
 # `punctuation_run_chars` counts runs of eight or more of one punctuation mark or symbol (any character but a letter,
 # a digit or whitespace; `_` too), and stretches of twelve or more of them mixed, single spaces between them allowed:
 # `........`, `||||||||`, `[][][][][][]`, `. . . . . .`, `。。。。。。。。`, `─═─═─═`. Shorter mixed ones end formulas and
