@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -162,24 +163,39 @@ def reworded_thrice(line: str, rng: random.Random, how: str) -> str:
     return " ".join(words)
 
 
+def looped_with_three_words_changed(
+    rows: list[Row], passage: Callable[[Row], list[str]], how: str
+) -> tuple[list[str], int]:
+    """The rows that keep the full score with their passage looped after the reasoning, and how many had one.
+
+    `passage(row)` gives the lines (none leaves the row out); they are written `COPIES` times, each line of each copy
+    `reworded_thrice`.
+    """
+    kept, applied = [], 0
+    for row in rows:
+        lines = passage(row)
+        if not lines:
+            continue
+        applied += 1
+        rng = random.Random(row["name"])
+        loop = "\n\n".join("\n".join(reworded_thrice(line, rng, how) for line in lines) for _ in range(COPIES))
+        text = with_thinking(row["completion"], thinking_of(row["completion"]) + "\n\n" + loop)
+        if check_format(text, formal_statement=row["formal_statement"]).score == 1.0:
+            kept.append(row["name"])
+    return kept, applied
+
+
 @pytest.mark.parametrize(("how", "most_kept"), [("add", 20), ("drop", 32)])
 def test_a_passage_looped_with_three_words_changed_in_each_copy_mostly_loses_the_score(
     full_score_rows: list[Row], how: str, most_kept: int
 ) -> None:
     # A copy differs from the passage (said once before the loop, so it leads its group) in three words added or
     # dropped. Two copies differ in six, past what a group takes: where a copy leads, the loop may keep its score.
-    kept, applied = [], 0
-    for row in full_score_rows:
+    def passage(row: Row) -> list[str]:
         chosen = prose_lines(row["completion"], 60, distinct=True)
-        if len(chosen) < 3:
-            continue
-        applied += 1
-        rng = random.Random(row["name"])
-        passage = chosen[len(chosen) // 2 : len(chosen) // 2 + 3]
-        loop = "\n\n".join("\n".join(reworded_thrice(line, rng, how) for line in passage) for _ in range(COPIES))
-        text = with_thinking(row["completion"], thinking_of(row["completion"]) + "\n\n" + loop)
-        if check_format(text, formal_statement=row["formal_statement"]).score == 1.0:
-            kept.append(row["name"])
+        return chosen[len(chosen) // 2 : len(chosen) // 2 + 3] if len(chosen) >= 3 else []
+
+    kept, applied = looped_with_three_words_changed(full_score_rows, passage, how)
     assert applied >= 150
     assert len(kept) <= most_kept, f"{len(kept)} of {applied} loops kept their score, e.g. {kept[:3]}"
 
@@ -196,20 +212,14 @@ def test_formula_lines_looped_with_three_fillers_in_each_copy_mostly_lose_the_sc
     # Lines of three to five plain words among formulas (`so $x = 2$ and $y = 3$, hence ...`) could not lead a group
     # before 0.8.0 (six plain words were needed), and a copy could differ from them in two words only: such a loop,
     # 15 copies with three fillers in each line, kept the score on 107 of 108 rows.
-    kept, applied = [], 0
-    for row in full_score_rows:
+    def passage(row: Row) -> list[str]:
         chosen = [
             line
             for line in prose_lines(row["completion"], 40, distinct=True)
             if 3 <= len(PLAIN_WORD.findall(line)) < 6 and len(line.split()) >= 6
         ]
-        if len(chosen) < 2:
-            continue
-        applied += 1
-        rng = random.Random(row["name"])
-        loop = "\n\n".join("\n".join(reworded_thrice(line, rng, "add") for line in chosen[:3]) for _ in range(COPIES))
-        text = with_thinking(row["completion"], thinking_of(row["completion"]) + "\n\n" + loop)
-        if check_format(text, formal_statement=row["formal_statement"]).score == 1.0:
-            kept.append(row["name"])
+        return chosen[:3] if len(chosen) >= 2 else []
+
+    kept, applied = looped_with_three_words_changed(full_score_rows, passage, "add")
     assert applied >= 100
     assert len(kept) <= 20, f"{len(kept)} of {applied} loops kept their score, e.g. {kept[:3]}"

@@ -59,15 +59,16 @@ _DIGITS = re.compile(r"\d+")
 # key; a table's separator row is one such line), or six or more dashes, box-drawing lines and other marks from
 # U+2000 to U+203F and U+2500 to U+257F (a rule). Other non-ASCII lines (Chinese, Unicode math) are never junk lines.
 _JUNK_LINE = re.compile(
-    rb"\n(?:[!-~]{40,}|[a-z ]{40,}| *[!-/:-@\[-`{-~][!-/:-@\[-`{-~ ]{16,}| *(?:\xe2[\x80\x94\x95][\x80-\xbf] *){6,})(?![^\n])"
+    rb"\n(?:[!-~]{40,}|[a-z ]{40,}| *[!-/:-@\[-`{-~][!-/:-@\[-`{-~ ]{16,}"
+    rb"| *(?:\xe2[\x80\x94\x95][\x80-\xbf] *){6,})(?![^\n])"
 )
 # `punctuation_run_chars` counts runs of eight or more of one punctuation mark or symbol (any character but a letter,
 # a digit or whitespace; `_` too), and stretches of twelve or more of them mixed, single spaces between them allowed:
 # `........`, `||||||||`, `[][][][][][]`, `. . . . . .`, `。。。。。。。。`, `─═─═─═`. Shorter mixed ones end formulas and
 # sentences (`$).......`). Two gates in C keep it off most real prose, which holds few: the ASCII marks made one byte
 # (SOH; the text's own and the spaces deleted, the non-ASCII bytes made STX) and looked for eight in a row; and the
-# same with every byte of a non-ASCII character made SOH too, looked for thirteen in a row (what the regex counts is 13 bytes or more
-# when it holds a wide mark; `≤ √(ℝ)` is 11). Only past a gate is the prose matched.
+# same with every byte of a non-ASCII character made SOH too, looked for thirteen in a row (what the regex counts is
+# 13 bytes or more when it holds a wide mark; `≤ √(ℝ)` is 11). Only past a gate is the prose matched.
 _MARKS = string.punctuation.encode()
 _MARK_TABLE = bytes.maketrans(_MARKS + bytes(range(128, 256)), b"\x01" * len(_MARKS) + b"\x02" * 128)
 _WIDE_TO_MARK = bytes.maketrans(b"\x02", b"\x01")
@@ -247,7 +248,7 @@ class FormatMetrics:
         summary_boxed: Boxed answers (LaTeX `boxed` commands) in the summary.
         summary_blocks: Fenced blocks in the summary (the final Lean block is the only code after the thinking).
         junk_lines: Prose lines after the first that are not words (see `FormatConfig.max_junk_lines`).
-        bare_lines: Prose lines that are only punctuation marks or three characters or fewer, when more than
+        bare_lines: Prose lines of punctuation marks and symbols with one letter or digit at most, when more than
             `max_bare_lines`, or than a third of the lines and 20 (0 otherwise).
         short_line_repeats: Occurrences of the most repeated short non-blank prose line, when the prose has more
             short lines than `max_short_line_repeats` (0 otherwise).
@@ -257,7 +258,8 @@ class FormatMetrics:
         lookalike_chars: Letters anywhere that read as Latin ones but are other characters (see
             `FormatConfig.max_lookalike_chars`).
         punctuation_run_chars: Characters of the prose in runs of eight or more of one punctuation mark or symbol,
-            or stretches of twelve or more of them mixed, within lines of text (see `FormatConfig.max_punctuation_run_chars`).
+            or stretches of twelve or more of them mixed, within lines of text (see
+            `FormatConfig.max_punctuation_run_chars`).
         tab_chars: Tab characters anywhere.
         space_run: Most spaces and tabs in a row anywhere, when more than `max_space_run` (0 otherwise: shorter runs
             are not measured, which would cost a dozen scans of the text).
@@ -900,14 +902,12 @@ def _name_at(code: str, needle: str) -> int:
 
 def _english_words(code: str) -> int:
     """English function words in `code` (comments blanked) as names or parts of names (see `_ENGLISH_NAME_WORDS`)."""
-    words = code.encode(errors=UTF8_ERRORS).translate(_LETTERS_ONLY).split()
-    found = sum(map(_ENGLISH_NAME_WORDS.__contains__, words))
+    words = Counter(code.encode(errors=UTF8_ERRORS).translate(_LETTERS_ONLY).split())
+    found = sum(words[word] for word in _ENGLISH_NAME_WORDS.intersection(words))
     # Words that mix cases (`keyIsThat`, `TheStep`), cut at their humps; each kind once, counted as often as written.
-    mixed = [word for word in set(words) if not (word.islower() or word.isupper() or word.istitle())]
-    for word in mixed:
-        humps = sum(map(_ENGLISH_NAME_WORDS.__contains__, _HUMP.findall(word)))
-        if humps:
-            found += humps * words.count(word)
+    for word, count in words.items():
+        if not (word.islower() or word.isupper() or word.istitle()):
+            found += count * sum(map(_ENGLISH_NAME_WORDS.__contains__, _HUMP.findall(word)))
     return found
 
 
@@ -924,14 +924,25 @@ def _punctuation_run_chars(prose: bytes, text: Callable[[], str]) -> int:
     if _MARK_GATE not in marks and _WIDE_MARK_GATE not in marks.translate(_WIDE_TO_MARK):
         return 0
     prose_text = text()
-    chars = 0
-    for match in _MARK_STRETCH.finditer(prose_text):
-        start, end = match.span()
-        line_start = prose_text.rfind("\n", 0, start) + 1
-        line_end = prose_text.find("\n", end)
-        if prose_text[line_start:start].strip() or prose_text[end : None if line_end == -1 else line_end].strip():
-            chars += end - start
-    return chars
+    return sum(
+        match.end() - match.start()
+        for match in _MARK_STRETCH.finditer(prose_text)
+        if not _alone_on_its_line(prose_text, *match.span())
+    )
+
+
+def _alone_on_its_line(text: str, start: int, end: int) -> bool:
+    """Whether only whitespace stands between `text[start:end]` and the ends of its line.
+
+    It steps over the whitespace next to the span only, not back to the line's start: a line of thousands of runs
+    costs each run its own neighbourhood.
+    """
+    before, after, size = start, end, len(text)
+    while before and text[before - 1] != "\n" and text[before - 1].isspace():
+        before -= 1
+    while after < size and text[after] != "\n" and text[after].isspace():
+        after += 1
+    return (before == 0 or text[before - 1] == "\n") and (after == size or text[after] == "\n")
 
 
 def _code_padding(final: LeanParts, formal_statement: str | None) -> tuple[int, int, int, int, int]:

@@ -27,8 +27,8 @@ _INVISIBLE = re.compile(
 _SYMBOL = re.compile("[\u2600-\u27bf\u2b00-\u2bff\ue000-\uf8ff\U0001f000-\U0001faff\U000f0000-\U0010ffff]")
 # Letters that read as Latin ones but are other characters, which real reasoning never writes: combining marks inside
 # a word (`é` as `e` and U+0301: models write composed letters; see `marked_letters`) and full-width Latin letters
-# and digits (not the full-width punctuation of Chinese text). The letters of other scripts and alphabets that look like Latin ones count only next
-# to a Latin letter (see `mixed_script_letters`): `𝓝 0`, `𝔼[X]`, `𝑥 + 𝑦`, `ρ(x)`, a sentence in Greek, Russian or
+# and digits (not the full-width punctuation of Chinese text). The letters of other scripts and alphabets that look
+# like Latin ones count only next to a Latin letter (see `mixed_script_letters`): `𝓝 0`, `𝔼[X]`, `𝑥 + 𝑦`, `ρ(x)`, a sentence in Greek, Russian or
 # Armenian are text, `Sincе` with a Cyrillic `е`, `sq𝑢are` or `ᴛhe` a disguise. They are the Latin-looking Greek
 # capitals and lowercase letters (`ο ν ι κ ρ υ χ`, not `α`, `π` or `θ`), Cyrillic, Armenian, Cherokee and Lisu letters,
 # IPA letters, small capitals and modifier letters (`ɑ`, `ᴛ`, `ᵉ`, not `ⁿ`), the letterlike `ℊ ℎ ℓ ℯ ℴ`, and the
@@ -66,8 +66,8 @@ class Junk(NamedTuple):
     lookalikes: int = 0
     foreign: bool = False
     folds: dict[int, str] | None = None
-    """What `fold` maps each accented Latin letter, full-width form and punctuation variant of the text to, when the
-    text holds more than `_MOST_UNFOLDED` of them (None otherwise)."""
+    """What each accented Latin letter, full-width form and punctuation variant of the text folds to (`_folded`), as
+    a `str.translate` table, when the text holds more than `_MOST_UNFOLDED` of them (None otherwise)."""
     marks: str = ""
     """The different combining, enclosing and spacing marks of the text (see `marked_letters`)."""
 
@@ -90,7 +90,7 @@ def junk_characters(data: bytes) -> Junk:
     invisible = len(_INVISIBLE.findall(text))
     lookalikes = len(_LOOKALIKE.findall(text))
     # Beyond the listed ranges, by Unicode category, read once per different character: format characters and
-    # unassigned code points show nothing; combining and enclosing marks (`⃐`, `᷈`) disguise a letter.
+    # unassigned code points show nothing; marks (`⃐`, `᷈`) disguise a letter inside a word (`marked_letters`).
     folds: dict[int, str] = {}
     foldable = 0
     marks = []

@@ -71,6 +71,8 @@ _MAX_MEMBERS = 2048
 _MIN_WRAPPINGS = 6
 # Fewest words a line must have for `_reworded_copies` to tell a reworded copy of it.
 _MIN_WORDS = 6
+# Fewest plain words (tokens without digits or formula symbols) of a line that leads a group: formula lines with a
+# few words among them (`so $x = 2$ and $y = 3$, hence ...`) loop too.
 _LEAD_WORDS = 3
 # Most words two copies of a line may differ in, for `_reworded_copies` (a fifth of a line of twenty): two each.
 _FEW_WORDS = 4
@@ -122,7 +124,7 @@ _BARE_LINE = re.compile(
     + rb"*)?(?=\n)"
 )
 _BARE_KEY = 16
-# Bare lines that a short thinking may have whatever their share (`So:`, `$$`, `...` in 30 lines).
+# Bare lines that a short thinking may have whatever their share (`...`, `---`, `x` in 30 lines).
 _FEW_BARE = 20
 # Bytes of each probe `inline_copies` counts within a line.
 _PROBE = 12
@@ -1259,11 +1261,11 @@ def _reworded_group(lines: list[list[str]], limit: int) -> int:
 def _word_changes(leader: list[str], words: list[str]) -> list[int] | None:
     """The places (word indices in `leader`) where `words` differs from it, when only a few words changed.
 
-    A fifth of the leader's words (two at least, four at most) may differ, changed, added, dropped or swapped with
+    A quarter of the leader's words (three at least, four at most) may differ, changed, added, dropped or swapped with
     a neighbour, in any mix (two copies that each change two words of a line of twenty differ in four; a copy that
     adds three words to the original, in three); None otherwise, or when the leader is too short to tell.
-    `_reworded_group` only lets lines of `_MIN_WORDS` words (tokens without digits or symbols) lead: a formula
-    restated is a derivation, not a sentence. The places are the changed words when the lines have the same length,
+    `_reworded_group` only lets lines of `_MIN_WORDS` words, `_LEAD_WORDS` of them plain (without digits or symbols),
+    lead: a bare formula restated is a derivation, not a sentence. The places are the changed words when the lines have the same length,
     else the two ends of what differs.
     """
     size = len(leader)

@@ -584,8 +584,8 @@ def _junk(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
         violations.append(
             Violation(
                 Code.JUNK_LINES,
-                f"{m.bare_lines} prose lines are only punctuation marks or three characters or fewer (limit {most},"
-                " or a third of the lines)",
+                f"{m.bare_lines} prose lines are punctuation marks and symbols with one letter or digit at most"
+                f" (limit {most}, or a third of the lines)",
             )
         )
     return violations
