@@ -12,13 +12,16 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import pytest
 from kimina_format import check_format
 from kimina_format.testing import (
+    RedTeamCase as Case,
+)
+from kimina_format.testing import (
+    assert_red_team_case,
     final_code_of,
-    full_score_split,
     prose_lines,
     thinking_of,
     with_final_code,
@@ -251,16 +254,6 @@ def _words_changed(*places: float) -> Callable[[str], str]:
 
 def _parallel(*lines: str) -> Edit:
     return _thinking(lambda t, r: t + "\n\n" + "\n\n".join(lines))
-
-
-class Case(NamedTuple):
-    """One edit of the real completions, the rule it is about, and how many rows may keep (or lose) the full score."""
-
-    rule: str
-    edit: Edit
-    most_kept: int = 0
-    most_lost: int = 0
-    xfail: str = ""
 
 
 ATTACKS: dict[str, Case] = {
@@ -668,18 +661,12 @@ LOOK_ALIKES: dict[str, Case] = {
 
 @pytest.mark.parametrize("name", xfail_params(ATTACKS))
 def test_an_attack_loses_the_full_score(full_score_rows: list[Row], name: str) -> None:
-    case = ATTACKS[name]
-    applied, kept, _ = full_score_split(full_score_rows, case.edit)
-    assert applied >= 20, f"{name} applied to only {applied} rows"
-    assert len(kept) <= case.most_kept, f"{name} kept the full score on {len(kept)}/{applied}, e.g. {kept[:3]}"
+    assert_red_team_case(full_score_rows, name, ATTACKS[name], attack=True)
 
 
 @pytest.mark.parametrize("name", xfail_params(LOOK_ALIKES))
 def test_a_look_alike_keeps_the_full_score(full_score_rows: list[Row], name: str) -> None:
-    case = LOOK_ALIKES[name]
-    applied, _, lost = full_score_split(full_score_rows, case.edit)
-    assert applied >= 20, f"{name} applied to only {applied} rows"
-    assert len(lost) <= case.most_lost, f"{name} lost the full score on {len(lost)}/{applied}, e.g. {lost[:3]}"
+    assert_red_team_case(full_score_rows, name, LOOK_ALIKES[name], attack=False)
 
 
 def test_names_of_terms_and_lean_words_are_no_english_words(full_score_rows: list[Row]) -> None:

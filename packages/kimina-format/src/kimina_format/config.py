@@ -145,6 +145,14 @@ class FormatConfig:
         max_trailing_space_lines: Most lines, anywhere, that end in four spaces or more or in a tab: padding spread
             over every line stays under the share and run bounds.
         max_whitespace_share: Most share of the completion's characters that are spaces, tabs or newlines.
+        max_spaced_gap_chars: Most spaces between the words of lines past the first of each gap (runs of two or more
+            inside a line, three or more after a sentence's end; a table's padding and comments or `:=` aligned in
+            code aside): three spaces between every two words pad a completion by half.
+        max_deep_indent_chars: Most spaces of indentation that no nesting needs, summed over all lines: in the prose
+            past column 12, in code past 12 columns more than the line a line nests under, unless aligned inside its
+            bracket or under its `calc` (the thinking shifted right by 20 columns, a proof or a nested block by 40).
+        max_code_indent: Most spaces the least indented line of the final code's indented lines may start with:
+            Lean takes a proof indented by 40 as well as by 2.
         max_tab_chars: Most tab characters anywhere (the models write none; in code Lean refuses them).
         max_invisible_chars: Most invisible characters anywhere: zero-width and other format characters, non-ASCII
             spaces (no-break, ideographic, ...), control characters, variation selectors, blank Braille, lone
@@ -259,6 +267,9 @@ class FormatConfig:
     max_extra_blank_lines: int | None = 40
     max_trailing_space_lines: int | None = 40
     max_whitespace_share: float | None = 0.5
+    max_spaced_gap_chars: int | None = 300
+    max_deep_indent_chars: int | None = 100
+    max_code_indent: int | None = 8
     max_code_whitespace_share: float | None = 0.7
     max_tab_chars: int | None = 64
     max_invisible_chars: int | None = 32

@@ -269,6 +269,13 @@ class FormatMetrics:
         extra_blank_lines: Blank lines that follow two blank lines, over the whole completion.
         whitespace_share: Share of the completion's characters that are spaces, tabs or newlines.
         trailing_space_lines: Lines anywhere that end in four spaces or more, or in a tab.
+        spaced_gap_chars: Spaces between the words of a line past the first of each gap: runs of two or more spaces
+            inside a line (three or more after a sentence's end, where two are a typist's habit), each but its first;
+            a table's padding and comments or `:=` aligned in code aside.
+        deep_indent_chars: Spaces of indentation that no nesting needs: in the prose, past column 12; in the final
+            code and the thinking's blocks, past 12 columns more than the line a line nests under (see
+            `_nesting_excess`). Summed over the lines.
+        code_indent: The fewest spaces an indented line of the final code starts with (0 when none is indented).
         code_whitespace_share: The larger share of spaces, tabs and newlines: in the final code, or in the tactic
             blocks.
         tactic_blocks: Number of ```` ```tactics ```` blocks in the thinking.
@@ -371,6 +378,9 @@ class FormatMetrics:
     extra_blank_lines: int = 0
     whitespace_share: float = 0.0
     trailing_space_lines: int = 0
+    spaced_gap_chars: int = 0
+    deep_indent_chars: int = 0
+    code_indent: int = 0
     code_whitespace_share: float = 0.0
     tactic_blocks: int = 0
     unclosed_fences: int = 0
@@ -535,6 +545,11 @@ def measure(
         # Spaces and a tab count, as in `max_space_run`; a trailing space is a slip real completions make, and two more
         # a Markdown line break written after it.
         "trailing_space_lines": data.count(b"    \n") + data.count(b"\t\n"),
+        "spaced_gap_chars": _spaced_gap_chars(data),
+        "deep_indent_chars": _deep_indent_chars(prose_utf8)
+        + sum(_nesting_excess(block.text, _FRAGMENT_COLUMN) for block in thinking_blocks)
+        + (_nesting_excess(code, 0) if code else 0),
+        "code_indent": _code_indent(code) if code else 0,
         "tactic_blocks": len(blocks.code_lines),
         "unclosed_fences": [block.closed for block in thinking_blocks].count(False) + _nested_fences(thinking_blocks),
         "tactic_block_lines": blocks.code_lines,
@@ -601,6 +616,89 @@ def measure(
         longest_code_line=longest,
     )
     return _metrics(metrics)
+
+
+# A gap of two spaces or more between two characters of a line, after a character that ends no sentence (one space
+# is the gap), or of three or more after one: matched from its second space (a literal, so the scan only stops at
+# double spaces), the character before it checked behind. Indentation and trailing runs do not match; a tab on either
+# side does not hide a run. Layout is not a gap: a table's cells padded to their column (a run next to `|`), and
+# comments or `:=` aligned in code (a run before `--` or `:=`).
+_SPACED_GAP = re.compile(rb"  (?:(?<=[^ \r\n.!?:|]  )| (?<=[.!?:]   )) *(?=[^ \r\n|])(?!:=|--)")
+# The prose (the thinking outside its blocks) is indented by at most 12 columns in real completions (lists, a few
+# lines of code); past that, each column of indentation is padding.
+_PROSE_COLUMN = 12
+_DEEP_PROSE_LINE = b"\n" + b" " * (_PROSE_COLUMN + 1)
+# Most columns a line of Lean is indented past the line it nests under, in real code: 10 (a continuation aligned
+# under a bracket); a nesting level is 2 or 4.
+_NEST_STEP = 12
+# The column the first line of a tactic block nests under: blocks are fragments of a proof, cut at any depth (real
+# ones start at column 20 at most; with the step, a fragment may start at column 36, depth 9 in the 4-space style).
+_FRAGMENT_COLUMN = 24
+
+
+def _spaced_gap_chars(data: bytes) -> int:
+    """`spaced_gap_chars` of the completion's UTF-8 `data`: the spaces of each gap between words but its first."""
+    gaps = _SPACED_GAP.findall(data)
+    return sum(map(len, gaps)) - len(gaps) if gaps else 0
+
+
+def _deep_indent_chars(prose: bytes) -> int:
+    """The prose's part of `deep_indent_chars`: its spaces of indentation past `_PROSE_COLUMN`, summed.
+
+    The prose is read line by line only when a line is that deep.
+    """
+    if _DEEP_PROSE_LINE not in prose:
+        return 0
+    deep = 0
+    for line in prose.split(b"\n"):
+        indent = len(line) - len(line.lstrip(b" \t"))  # a tab as one column: not a way around the bound
+        if indent > _PROSE_COLUMN and indent < len(line.rstrip()):
+            deep += indent - _PROSE_COLUMN
+    return deep
+
+
+def _nesting_excess(code: str, base: int) -> int:
+    """Columns of indentation in Lean `code` past what its nesting needs, summed over its lines.
+
+    A line may be indented up to `_NEST_STEP` columns past the line it nests under: the nearest line before it that
+    is less indented, or for the first line, column `base` (or itself, when it starts further left). Further, it must
+    be aligned: start just inside a bracket of the line it nests under (a list of hints under its `[`), or under the
+    first term of its `calc` (`_ = c`). A proof shifted right by 40 columns, or a nested block
+    shifted past its `by`, counts 28 columns or more on each of its lines; the 4-space style of deep nesting, nothing.
+    """
+    excess = 0
+    under: list[tuple[int, str]] = []
+    for line in code.split("\n"):
+        stripped = line.lstrip(" ")
+        if not stripped.strip():
+            continue
+        indent = len(line) - len(stripped)
+        if not under:
+            under.append((min(indent, base), ""))
+        while len(under) > 1 and under[-1][0] >= indent:
+            under.pop()
+        if indent <= under[0][0]:
+            under[0] = (indent, line)
+            continue
+        column, parent = under[-1]
+        step = indent - column
+        if step > _NEST_STEP and not _aligned(parent, indent):
+            excess += step - _NEST_STEP
+        under.append((indent, line))
+    return excess
+
+
+def _aligned(line: str, column: int) -> bool:
+    """Whether `column` is just inside a bracket of `line`, or at the first term after its `calc`."""
+    if not 0 < column < len(line) or line[column] == " ":
+        return False
+    return line[column - 1] in "([{⟨" or line[:column].endswith("calc ")
+
+
+def _code_indent(code: str) -> int:
+    """`code_indent` of the final code: Lean accepts a proof indented by 40, as by 2, but the 38 are padding."""
+    indents = [len(line) - len(line.lstrip(" ")) for line in code.split("\n") if line[:1] == " " and line.strip()]
+    return min(indents, default=0)
 
 
 def _summary_blocks(completion: Completion) -> int:

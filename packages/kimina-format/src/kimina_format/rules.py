@@ -516,6 +516,7 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
                 f"{m.trailing_space_lines} lines end in four spaces or more, or a tab (limit {most})",
             )
         )
+    violations += _spread_whitespace(m, config)
     limit = config.max_whitespace_share
     if limit is not None and m.whitespace_share > limit:
         violations.append(
@@ -537,6 +538,20 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
     if most is not None and m.tab_chars > most:
         violations.append(Violation(Code.WHITESPACE_PADDING, f"{m.tab_chars} tab characters (limit {most})"))
     return violations + _junk(m, config)
+
+
+def _spread_whitespace(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 8's whitespace spread thin: between words, and in indentation deeper than any nesting needs."""
+    measures = (
+        (config.max_spaced_gap_chars, m.spaced_gap_chars, "extra spaces between the words of lines"),
+        (config.max_deep_indent_chars, m.deep_indent_chars, "spaces of indentation that no nesting needs"),
+        (config.max_code_indent, m.code_indent, "spaces before the least indented of the final code's indented lines"),
+    )
+    return [
+        Violation(Code.WHITESPACE_PADDING, f"{value} {what} (limit {most})")
+        for most, value, what in measures
+        if most is not None and value > most
+    ]
 
 
 def _junk(m: FormatMetrics, config: FormatConfig) -> list[Violation]:

@@ -15,7 +15,7 @@ import pkgutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from kimina_format.check import check_format
 from kimina_format.parsing import parse_completion
@@ -27,6 +27,8 @@ __all__ = [
     "SAMPLE_PROOF",
     "SAMPLE_STATEMENT",
     "Edit",
+    "RedTeamCase",
+    "assert_red_team_case",
     "build_completion",
     "data_dir",
     "data_file",
@@ -197,6 +199,33 @@ def full_score_split(rows: Sequence[dict[str, Any]], edit: Edit) -> tuple[int, l
         verdict = check_format(edited["completion"], formal_statement=edited["formal_statement"])
         (kept if verdict.score == 1.0 else lost).append(row["name"])
     return applied, kept, lost
+
+
+class RedTeamCase(NamedTuple):
+    """One edit of the real completions, the rule it is about, and how many rows may keep (or lose) the full score.
+
+    An attack may leave `most_kept` rows at the full score (the rows its bound leaves by design, said beside it); a
+    look-alike may cost `most_lost` rows theirs. `xfail` is the reason a case the rules get wrong stays a strict xfail.
+    """
+
+    rule: str
+    edit: Edit
+    most_kept: int = 0
+    most_lost: int = 0
+    xfail: str = ""
+
+
+def assert_red_team_case(rows: Sequence[dict[str, Any]], name: str, case: RedTeamCase, *, attack: bool) -> None:
+    """Apply `case` to `rows`, at least 20 of which it must change, and assert its bound.
+
+    An attack keeps the full score on at most `most_kept` of them; a look-alike loses it on at most `most_lost`.
+    """
+    applied, kept, lost = full_score_split(rows, case.edit)
+    assert applied >= 20, f"{name} applied to only {applied} rows"
+    if attack:
+        assert len(kept) <= case.most_kept, f"{name} kept the full score on {len(kept)}/{applied}, e.g. {kept[:3]}"
+    else:
+        assert len(lost) <= case.most_lost, f"{name} lost the full score on {len(lost)}/{applied}, e.g. {lost[:3]}"
 
 
 def xfail_params(cases: dict[str, Any]) -> list[Any]:
