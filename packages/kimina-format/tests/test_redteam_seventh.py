@@ -104,6 +104,18 @@ ATTACKS: dict[str, Case] = {
         _prose_lines(lambda line: " " * 20 + line),
         most_kept=15,  # thinkings of 25 lines or fewer
     ),
+    "every_line_of_the_thinking_brought_to_column_12": Case(
+        "max_indented_prose_lines",
+        _prose_lines(
+            lambda line: line.strip().rjust(len(line.strip()) + 12) if len(line) - len(line.lstrip()) < 12 else line
+        ),
+        most_kept=3,  # thinkings of 20 prose lines or fewer
+    ),
+    "the_thinking_shifted_by_6": Case(
+        "max_indented_prose_lines",
+        _prose_lines(lambda line: " " * 6 + line),
+        most_kept=3,  # thinkings of 20 prose lines or fewer
+    ),
     "the_proof_indented_by_40": Case("max_code_indent", _code(_indented_lines(40))),
     "the_proof_indented_by_12": Case("max_code_indent", _code(_indented_lines(12))),
     "the_nested_blocks_shifted_by_40": Case(
@@ -147,6 +159,39 @@ LOOK_ALIKES: dict[str, Case] = {
             ),
         },
         most_lost=16,  # rows whose final code uses no `have`: the alignment rule
+    ),
+    "a_markdown_outline_three_levels_deep": Case(
+        "max_indented_prose_lines",
+        lambda row: {
+            **row,
+            "completion": with_thinking(
+                row["completion"],
+                "Plan:\n"
+                + "\n".join(
+                    f"- Step {i}: bound the term\n  - case {i}a: it is even\n    - then {i} divides it"
+                    for i in range(1, 13)
+                )
+                + "\n\n"
+                + thinking_of(row["completion"]),
+            ),
+        },
+    ),
+    "an_unfenced_lean_proof_indented_as_markdown_code": Case(
+        "max_indented_prose_lines",
+        lambda row: {
+            **row,
+            "completion": with_thinking(
+                row["completion"],
+                "A first draft, as Markdown code:\n\n"
+                + "\n".join(
+                    f"    have h{k} : 0 ≤ x{k} := by\n      rcases hx with ⟨a, b⟩\n      nlinarith [sq_nonneg a]"
+                    for k in range(10)
+                )
+                + "\n\n"
+                + thinking_of(row["completion"]),
+            ),
+        },
+        most_lost=30,  # rows whose final code uses no `rcases` or `nlinarith`: the alignment rule
     ),
     "the_code_in_four_space_style": Case(
         "max_code_indent", _code(lambda code: re.sub(r"(?m)^( +)", lambda m: m.group(1) * 2, code))
@@ -204,8 +249,9 @@ def test_the_whitespace_measures_count_what_they_say() -> None:
     metrics = check_format(text).metrics
     # `We  have`: 1; `x.  So`: two after a sentence's end, none; `So   y`: 2; `y.   Then`: 2; the trailing run: none.
     assert metrics.spaced_gap_chars == 5
-    # 30 columns of the prose: 18 past column 12.
+    # 30 columns of the prose: 18 past column 12, one line of five or more.
     assert metrics.deep_indent_chars == 18
+    assert metrics.indented_prose_lines == 1
     assert metrics.code_indent == 10
 
 

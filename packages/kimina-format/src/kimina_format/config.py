@@ -151,6 +151,8 @@ class FormatConfig:
         max_deep_indent_chars: Most spaces of indentation that no nesting needs, summed over all lines: in the prose
             past column 12, in code past 12 columns more than the line a line nests under, unless aligned inside its
             bracket or under its `calc` (the thinking shifted right by 20 columns, a proof or a nested block by 40).
+        max_indented_prose_lines: Most lines of the prose indented by five columns or more, and past it at most a
+            quarter of the prose's lines: the thinking shifted right by a few columns on every line.
         max_code_indent: Most spaces the least indented line of the final code's indented lines may start with:
             Lean takes a proof indented by 40 as well as by 2.
         max_tab_chars: Most tab characters anywhere (the models write none; in code Lean refuses them).
@@ -269,6 +271,7 @@ class FormatConfig:
     max_whitespace_share: float | None = 0.5
     max_spaced_gap_chars: int | None = 300
     max_deep_indent_chars: int | None = 100
+    max_indented_prose_lines: int | None = 20
     max_code_indent: int | None = 8
     max_code_whitespace_share: float | None = 0.7
     max_tab_chars: int | None = 64

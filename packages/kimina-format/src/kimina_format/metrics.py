@@ -275,6 +275,7 @@ class FormatMetrics:
         deep_indent_chars: Spaces of indentation that no nesting needs: in the prose, past column 12; in the final
             code and the thinking's blocks, past 12 columns more than the line a line nests under (see
             `_nesting_excess`). Summed over the lines.
+        indented_prose_lines: Lines of the prose indented by five columns or more.
         code_indent: The fewest spaces an indented line of the final code starts with (0 when none is indented).
         code_whitespace_share: The larger share of spaces, tabs and newlines: in the final code, or in the tactic
             blocks.
@@ -380,6 +381,7 @@ class FormatMetrics:
     trailing_space_lines: int = 0
     spaced_gap_chars: int = 0
     deep_indent_chars: int = 0
+    indented_prose_lines: int = 0
     code_indent: int = 0
     code_whitespace_share: float = 0.0
     tactic_blocks: int = 0
@@ -549,6 +551,7 @@ def measure(
         "deep_indent_chars": _deep_indent_chars(prose_utf8)
         + sum(_nesting_excess(block.text, _FRAGMENT_COLUMN) for block in thinking_blocks)
         + (_nesting_excess(code, 0) if code else 0),
+        "indented_prose_lines": prose_utf8.count(b"\n     "),
         "code_indent": _code_indent(code) if code else 0,
         "tactic_blocks": len(blocks.code_lines),
         "unclosed_fences": [block.closed for block in thinking_blocks].count(False) + _nested_fences(thinking_blocks),

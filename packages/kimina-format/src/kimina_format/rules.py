@@ -513,7 +513,7 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
         violations.append(
             Violation(
                 Code.WHITESPACE_PADDING,
-                f"{m.trailing_space_lines} lines end in four spaces or more, or a tab (limit {most})",
+                f"{m.trailing_space_lines} lines end in four spaces or more or a tab, or are one to three spaces (limit {most})",
             )
         )
     violations += _spread_whitespace(m, config)
@@ -547,11 +547,22 @@ def _spread_whitespace(m: FormatMetrics, config: FormatConfig) -> list[Violation
         (config.max_deep_indent_chars, m.deep_indent_chars, "spaces of indentation that no nesting needs"),
         (config.max_code_indent, m.code_indent, "spaces before the least indented of the final code's indented lines"),
     )
-    return [
+    violations = [
         Violation(Code.WHITESPACE_PADDING, f"{value} {what} (limit {most})")
         for most, value, what in measures
         if most is not None and value > most
     ]
+    most = config.max_indented_prose_lines
+    # Past the bound, a quarter of the prose's lines: a long thinking may hold a draft indented as Markdown code.
+    if most is not None and m.indented_prose_lines > max(most, m.reasoning_lines // 4):
+        violations.append(
+            Violation(
+                Code.WHITESPACE_PADDING,
+                f"{m.indented_prose_lines} lines of the prose indented by five columns or more"
+                f" (limit {max(most, m.reasoning_lines // 4)}: {most}, or a quarter of its lines)",
+            )
+        )
+    return violations
 
 
 def _junk(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
