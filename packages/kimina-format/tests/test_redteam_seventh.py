@@ -57,6 +57,22 @@ def _code(change: Callable[[str], str]) -> Edit:
     return edit
 
 
+def _before_the_thinking(text: str) -> Edit:
+    """`text` written at the start of the thinking (the rows it leaves alike are not applied)."""
+    return lambda row: {
+        **row,
+        "completion": with_thinking(row["completion"], text + "\n\n" + thinking_of(row["completion"])),
+    }
+
+
+def _residue_table(modulus: int) -> str:
+    """A table of residues written with spaces, as a model drafts one in plain text."""
+    rows = "\n".join(
+        f"{n:<4} {n * n % modulus:<12} {n**3 % modulus:<12} {(n * n + n**3) % modulus}" for n in range(modulus)
+    )
+    return f"Residues mod {modulus}:\n\nn    n^2 mod {modulus}    n^3 mod {modulus}    n^2 + n^3 mod {modulus}\n{rows}"
+
+
 def _indented_lines(by: int) -> Callable[[str], str]:
     """Every indented line of a Lean text `by` columns further right (Lean takes the proof as it is)."""
     return lambda code: re.sub(r"\n(?= )", "\n" + " " * by, code)
@@ -79,30 +95,36 @@ def _nested_blocks(by: int) -> Callable[[str], str]:
     return change
 
 
+_CALC = """have h_amgm : ∀ a b : ℝ, 0 < a → 0 < b → (a + b) * (1 / a + 1 / b) ≥ 4 := by
+  intro a b ha hb
+  calc (a + b) * (1 / a + 1 / b) = 2 + a / b + b / a := by field_simp; ring
+                              _ = 2 + (a ^ 2 + b ^ 2) / (a * b) := by field_simp; ring
+                              _ ≥ 2 + (2 * a * b) / (a * b) := by gcongr; nlinarith [sq_nonneg (a - b)]
+                              _ = 4 := by field_simp; ring"""
+
 ATTACKS: dict[str, Case] = {
     # Between words.
     "three_spaces_between_words": Case("max_spaced_gap_chars", _prose_lines(lambda line: line.replace(" ", "   "))),
     "two_spaces_between_words": Case(
         "max_spaced_gap_chars",
         _prose_lines(lambda line: line.replace(" ", "  ")),
-        most_kept=10,  # thinkings of a few hundred words: a few hundred spaces
+        most_kept=6,  # thinkings of 300 words or fewer
     ),
     "forty_spaces_after_each_sentence": Case(
         "max_spaced_gap_chars",
         _prose_lines(lambda line: re.sub(r"(?<=[.!?]) ", " " * 40, line)),
-        most_kept=20,  # thinkings of seven sentences or fewer
+        most_kept=35,  # thinkings of eight sentences or fewer
     ),
     "spaces_around_each_operator_of_the_code": Case(
         "max_spaced_gap_chars",
         _code(lambda code: re.sub(r" ([=+*<≤≥-]) ", " " * 20 + r"\1" + " " * 20, code)),
-        most_kept=70,  # proofs with seven operators or fewer: 266 spaces at most
+        most_kept=92,  # proofs with seven operators or fewer on lines with words (`_ = 4` lines are aligned terms)
     ),
     # Indentation.
     "the_thinking_shifted_by_30": Case("max_deep_indent_chars", _prose_lines(lambda line: " " * 30 + line)),
     "the_thinking_shifted_by_20": Case(
         "max_deep_indent_chars",
         _prose_lines(lambda line: " " * 20 + line),
-        most_kept=15,  # thinkings of 25 lines or fewer
     ),
     "every_line_of_the_thinking_brought_to_column_12": Case(
         "max_indented_prose_lines",
@@ -135,7 +157,6 @@ ATTACKS: dict[str, Case] = {
                 flags=re.DOTALL,
             ),
         },
-        most_kept=7,  # thinkings whose blocks hold five lines or fewer
     ),
 }
 
@@ -158,7 +179,6 @@ LOOK_ALIKES: dict[str, Case] = {
                 + thinking_of(row["completion"]),
             ),
         },
-        most_lost=16,  # rows whose final code uses no `have`: the alignment rule
     ),
     "a_markdown_outline_three_levels_deep": Case(
         "max_indented_prose_lines",
@@ -191,7 +211,32 @@ LOOK_ALIKES: dict[str, Case] = {
                 + thinking_of(row["completion"]),
             ),
         },
-        most_lost=30,  # rows whose final code uses no `rcases` or `nlinarith`: the alignment rule
+    ),
+    "two_tables_aligned_with_spaces": Case(
+        "max_spaced_gap_chars", _before_the_thinking(_residue_table(7) + "\n\n" + _residue_table(9))
+    ),
+    "derivations_aligned_under_their_relations": Case(
+        "max_deep_indent_chars",
+        _before_the_thinking(
+            "$$\n\\begin{aligned}\n(a + b + c)(a^2 + b^2 + c^2 - ab - bc - ca) &= a^3 + ab^2 + ac^2 - a^2 b - abc\n"
+            + " " * 44
+            + "&\\quad + a^2 b + b^3 + bc^2 - ab^2 - b^2 c - abc\n"
+            + " " * 44
+            + "&= a^3 + b^3 + c^3 - 3abc\n\\end{aligned}\n$$\n\n"
+            + "(x + y)^2 + (x - y)^2 = x^2 + 2xy + y^2 + x^2 - 2xy + y^2\n"
+            + "\n".join(" " * 22 + f"= {rhs}" for rhs in ("2x^2 + 2y^2", "2(x^2 + y^2)", "2 * 25", "50"))
+        ),
+    ),
+    "a_calc_chain_aligned_on_its_relations_in_a_block": Case(
+        "max_deep_indent_chars",
+        lambda row: {
+            **row,
+            "completion": with_thinking(
+                row["completion"],
+                "```tactics\n" + _CALC + "\n```\n\n" + thinking_of(row["completion"]),
+            ),
+        },
+        most_lost=44,  # rows whose final code uses none of the block's tactics: the alignment rule
     ),
     "the_code_in_four_space_style": Case(
         "max_code_indent", _code(lambda code: re.sub(r"(?m)^( +)", lambda m: m.group(1) * 2, code))
@@ -222,7 +267,7 @@ LOOK_ALIKES: dict[str, Case] = {
                 + thinking_of(row["completion"]),
             ),
         },
-        most_lost=24,  # rows whose final code uses no `have` or `positivity`: the alignment rule
+        most_lost=1,  # a row whose final code uses no `positivity`: the alignment rule
     ),
 }
 

@@ -146,13 +146,14 @@ class FormatConfig:
             over every line stays under the share and run bounds.
         max_whitespace_share: Most share of the completion's characters that are spaces, tabs or newlines.
         max_spaced_gap_chars: Most spaces between the words of lines past the first of each gap (runs of two or more
-            inside a line, three or more after a sentence's end; a table's padding and comments or `:=` aligned in
-            code aside): three spaces between every two words pad a completion by half.
+            inside a line, three or more after a sentence's end; a table's padding, comments or `:=` aligned in code,
+            and lines without a word of four letters aside), and past it at most 4% of the completion's characters:
+            three spaces between every two words pad a completion by half.
         max_deep_indent_chars: Most spaces of indentation that no nesting needs, summed over all lines: in the prose
             past column 12, in code past 12 columns more than the line a line nests under, unless aligned inside its
             bracket or under its `calc` (the thinking shifted right by 20 columns, a proof or a nested block by 40).
         max_indented_prose_lines: Most lines of the prose indented by five columns or more, and past it at most a
-            quarter of the prose's lines: the thinking shifted right by a few columns on every line.
+            third of the prose's lines: the thinking shifted right by a few columns on every line.
         max_code_indent: Most spaces the least indented line of the final code's indented lines may start with:
             Lean takes a proof indented by 40 as well as by 2.
         max_tab_chars: Most tab characters anywhere (the models write none; in code Lean refuses them).

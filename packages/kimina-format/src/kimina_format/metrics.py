@@ -271,7 +271,7 @@ class FormatMetrics:
         trailing_space_lines: Lines anywhere that end in four spaces or more, or in a tab.
         spaced_gap_chars: Spaces between the words of a line past the first of each gap: runs of two or more spaces
             inside a line (three or more after a sentence's end, where two are a typist's habit), each but its first;
-            a table's padding and comments or `:=` aligned in code aside.
+            a table's padding, comments or `:=` aligned in code, and lines without a word of four letters aside.
         deep_indent_chars: Spaces of indentation that no nesting needs: in the prose, past column 12; in the final
             code and the thinking's blocks, past 12 columns more than the line a line nests under (see
             `_nesting_excess`). Summed over the lines.
@@ -549,7 +549,8 @@ def measure(
         "trailing_space_lines": data.count(b"    \n") + data.count(b"\t\n"),
         "spaced_gap_chars": _spaced_gap_chars(data),
         "deep_indent_chars": _deep_indent_chars(prose_utf8)
-        + sum(_nesting_excess(block.text, _FRAGMENT_COLUMN) for block in thinking_blocks)
+        # Each different block once: a draft written again is charged once, like a loop's other rules do.
+        + sum(_nesting_excess(text, _FRAGMENT_COLUMN) for text in {block.text for block in thinking_blocks} - {code})
         + (_nesting_excess(code, 0) if code else 0),
         "indented_prose_lines": prose_utf8.count(b"\n     "),
         "code_indent": _code_indent(code) if code else 0,
@@ -627,6 +628,7 @@ def measure(
 # side does not hide a run. Layout is not a gap: a table's cells padded to their column (a run next to `|`), and
 # comments or `:=` aligned in code (a run before `--` or `:=`).
 _SPACED_GAP = re.compile(rb"  (?:(?<=[^ \r\n.!?:|]  )| (?<=[.!?:]   )) *(?=[^ \r\n|])(?!:=|--)")
+_FOUR_LETTERS = re.compile(rb"[A-Za-z]{4}")
 # The prose (the thinking outside its blocks) is indented by at most 12 columns in real completions (lists, a few
 # lines of code); past that, each column of indentation is padding.
 _PROSE_COLUMN = 12
@@ -640,23 +642,41 @@ _FRAGMENT_COLUMN = 24
 
 
 def _spaced_gap_chars(data: bytes) -> int:
-    """`spaced_gap_chars` of the completion's UTF-8 `data`: the spaces of each gap between words but its first."""
-    gaps = _SPACED_GAP.findall(data)
-    return sum(map(len, gaps)) - len(gaps) if gaps else 0
+    """`spaced_gap_chars` of the completion's UTF-8 `data`: the spaces of each gap between words but its first.
+
+    A gap on a line without a word of four letters is a column's alignment (a table of values written with spaces, a
+    formula's terms aligned), not padding between words. Only the lines of the gaps are read.
+    """
+    extra = 0
+    line_end, wordy = -1, False
+    for gap in _SPACED_GAP.finditer(data):
+        start, end = gap.span()
+        if start > line_end:  # a new line: read once, however many gaps it holds (hostile text: one line of 200 KB)
+            line_end = data.find(b"\n", end) % (len(data) + 1)
+            wordy = _FOUR_LETTERS.search(data, data.rfind(b"\n", 0, start) + 1, line_end) is not None
+        if wordy:
+            extra += end - start - 1
+    return extra
 
 
 def _deep_indent_chars(prose: bytes) -> int:
     """The prose's part of `deep_indent_chars`: its spaces of indentation past `_PROSE_COLUMN`, summed.
 
-    The prose is read line by line only when a line is that deep.
+    The prose is read line by line only when a line is that deep. A line aligned on the line above it (see
+    `_aligned`) counts nothing.
     """
     if _DEEP_PROSE_LINE not in prose:
         return 0
     deep = 0
+    above = b""
     for line in prose.split(b"\n"):
         indent = len(line) - len(line.lstrip(b" \t"))  # a tab as one column: not a way around the bound
         if indent > _PROSE_COLUMN and indent < len(line.rstrip()):
-            deep += indent - _PROSE_COLUMN
+            # A derivation's next line aligned under the `=` or `&` of the line above it is layout.
+            if not _aligned(above.decode(errors="replace"), indent, line[indent:].decode(errors="replace")):
+                deep += indent - _PROSE_COLUMN
+        if line.strip():
+            above = line
     return deep
 
 
@@ -665,8 +685,8 @@ def _nesting_excess(code: str, base: int) -> int:
 
     A line may be indented up to `_NEST_STEP` columns past the line it nests under: the nearest line before it that
     is less indented, or for the first line, column `base` (or itself, when it starts further left). Further, it must
-    be aligned: start just inside a bracket of the line it nests under (a list of hints under its `[`), or under the
-    first term of its `calc` (`_ = c`). A proof shifted right by 40 columns, or a nested block
+    be aligned on the line it nests under (see `_aligned`: under its `calc`'s first term, a relation, a comment, just
+    inside a bracket). A proof shifted right by 40 columns, or a nested block
     shifted past its `by`, counts 28 columns or more on each of its lines; the 4-space style of deep nesting, nothing.
     """
     excess = 0
@@ -685,17 +705,32 @@ def _nesting_excess(code: str, base: int) -> int:
             continue
         column, parent = under[-1]
         step = indent - column
-        if step > _NEST_STEP and not _aligned(parent, indent):
+        if step > _NEST_STEP and not _aligned(parent, indent, stripped):
             excess += step - _NEST_STEP
         under.append((indent, line))
     return excess
 
 
-def _aligned(line: str, column: int) -> bool:
-    """Whether `column` is just inside a bracket of `line`, or at the first term after its `calc`."""
+def _aligned(line: str, column: int, text: str) -> bool:
+    """Whether `text`, a line's text from its first character at `column`, is aligned on `line` above it.
+
+    It is when `column` is just inside a bracket of `line` (a list of hints under its `[`), at the first term after its
+    `calc` or the first tactic after its `by`, or under one of its relations, an `&` or a comment (a derivation's `&=`
+    or `=` under the one above, a comment continued under a comment); or when the relation that opens `text` stands
+    under one of `line` (`_ = c` with its `=` under the `=` of the `calc` line).
+    """
     if not 0 < column < len(line) or line[column] == " ":
         return False
-    return line[column - 1] in "([{⟨" or line[:column].endswith("calc ")
+    if line[column - 1] in "([{⟨" or line[column] in _ALIGNING or line.startswith("--", column):
+        return True
+    if line[:column].endswith(("calc ", "by ")):
+        return True
+    relation = next((i for i, char in enumerate(text[:3]) if char in _ALIGNING), None)
+    return relation is not None and line[column + relation : column + relation + 1] in _ALIGNING
+
+
+# The characters a continuation line may stand under: relations, and the `&` of a LaTeX alignment.
+_ALIGNING = frozenset("=<>≤≥≠≡&")
 
 
 def _code_indent(code: str) -> int:

@@ -541,28 +541,32 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
 
 
 def _spread_whitespace(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
-    """Rule 8's whitespace spread thin: between words, and in indentation deeper than any nesting needs."""
+    """Rule 8's whitespace spread thin: between words, and in indentation deeper than any nesting needs.
+
+    Two bounds grow with the text past their default: a long completion may hold more tables aligned with spaces (4%
+    of its characters), and a long thinking a draft indented as Markdown code (a third of its lines).
+    """
     measures = (
-        (config.max_spaced_gap_chars, m.spaced_gap_chars, "extra spaces between the words of lines"),
-        (config.max_deep_indent_chars, m.deep_indent_chars, "spaces of indentation that no nesting needs"),
-        (config.max_code_indent, m.code_indent, "spaces before the least indented of the final code's indented lines"),
+        (config.max_deep_indent_chars, 0, m.deep_indent_chars, "spaces of indentation that no nesting needs"),
+        (
+            config.max_code_indent,
+            0,
+            m.code_indent,
+            "spaces before the least indented of the final code's indented lines",
+        ),
+        (config.max_spaced_gap_chars, m.chars // 25, m.spaced_gap_chars, "extra spaces between the words of lines"),
+        (
+            config.max_indented_prose_lines,
+            m.reasoning_lines // 3,
+            m.indented_prose_lines,
+            "lines of the prose indented by five columns or more",
+        ),
     )
-    violations = [
-        Violation(Code.WHITESPACE_PADDING, f"{value} {what} (limit {most})")
-        for most, value, what in measures
-        if most is not None and value > most
+    return [
+        Violation(Code.WHITESPACE_PADDING, f"{value} {what} (limit {max(most, share)})")
+        for most, share, value, what in measures
+        if most is not None and value > max(most, share)
     ]
-    most = config.max_indented_prose_lines
-    # Past the bound, a quarter of the prose's lines: a long thinking may hold a draft indented as Markdown code.
-    if most is not None and m.indented_prose_lines > max(most, m.reasoning_lines // 4):
-        violations.append(
-            Violation(
-                Code.WHITESPACE_PADDING,
-                f"{m.indented_prose_lines} lines of the prose indented by five columns or more"
-                f" (limit {max(most, m.reasoning_lines // 4)}: {most}, or a quarter of its lines)",
-            )
-        )
-    return violations
 
 
 def _junk(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
