@@ -15,9 +15,7 @@ from typing import Any
 import pytest
 from kimina_format import check_format
 from kimina_format.testing import (
-    RedTeamCase as Case,
-)
-from kimina_format.testing import (
+    Edit,
     assert_red_team_case,
     final_code_of,
     thinking_of,
@@ -25,9 +23,11 @@ from kimina_format.testing import (
     with_thinking,
     xfail_params,
 )
+from kimina_format.testing import (
+    RedTeamCase as Case,
+)
 
 Row = dict[str, Any]
-Edit = Callable[[Row], "Row | None"]
 
 
 def _prose_lines(change: Callable[[str], str]) -> Edit:

@@ -150,8 +150,9 @@ class FormatConfig:
             and lines without a word of four letters aside), and past it at most 4% of the completion's characters:
             three spaces between every two words pad a completion by half.
         max_deep_indent_chars: Most spaces of indentation that no nesting needs, summed over all lines: in the prose
-            past column 12, in code past 12 columns more than the line a line nests under, unless aligned inside its
-            bracket or under its `calc` (the thinking shifted right by 20 columns, a proof or a nested block by 40).
+            past column 12, in code past 12 columns more than the line a line nests under, unless aligned on it (inside
+            its bracket, under its `calc` or `by`, a relation or a comment of it; in the prose too, a derivation's `=`
+            under the one above): the thinking shifted right by 20 columns, a proof or a nested block by 40.
         max_indented_prose_lines: Most lines of the prose indented by five columns or more, and past it at most a
             third of the prose's lines: the thinking shifted right by a few columns on every line.
         max_code_indent: Most spaces the least indented line of the final code's indented lines may start with:

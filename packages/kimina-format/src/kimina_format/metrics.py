@@ -548,7 +548,7 @@ def measure(
         # a Markdown line break written after it.
         "trailing_space_lines": data.count(b"    \n") + data.count(b"\t\n"),
         "spaced_gap_chars": _spaced_gap_chars(data),
-        "deep_indent_chars": _deep_indent_chars(prose_utf8)
+        "deep_indent_chars": _prose_indent_excess(prose_utf8)
         # Each different block once: a draft written again is charged once, like a loop's other rules do.
         + sum(_nesting_excess(text, _FRAGMENT_COLUMN) for text in {block.text for block in thinking_blocks} - {code})
         + (_nesting_excess(code, 0) if code else 0),
@@ -623,8 +623,8 @@ def measure(
 
 
 # A gap of two spaces or more between two characters of a line, after a character that ends no sentence (one space
-# is the gap), or of three or more after one: matched from its second space (a literal, so the scan only stops at
-# double spaces), the character before it checked behind. Indentation and trailing runs do not match; a tab on either
+# is the gap), or of three or more after one: matched from its first two spaces (a literal, so the scan only stops at
+# double spaces), the character before them checked behind. Indentation and trailing runs do not match; a tab on either
 # side does not hide a run. Layout is not a gap: a table's cells padded to their column (a run next to `|`), and
 # comments or `:=` aligned in code (a run before `--` or `:=`).
 _SPACED_GAP = re.compile(rb"  (?:(?<=[^ \r\n.!?:|]  )| (?<=[.!?:]   )) *(?=[^ \r\n|])(?!:=|--)")
@@ -659,7 +659,7 @@ def _spaced_gap_chars(data: bytes) -> int:
     return extra
 
 
-def _deep_indent_chars(prose: bytes) -> int:
+def _prose_indent_excess(prose: bytes) -> int:
     """The prose's part of `deep_indent_chars`: its spaces of indentation past `_PROSE_COLUMN`, summed.
 
     The prose is read line by line only when a line is that deep. A line aligned on the line above it (see
@@ -686,8 +686,8 @@ def _nesting_excess(code: str, base: int) -> int:
     A line may be indented up to `_NEST_STEP` columns past the line it nests under: the nearest line before it that
     is less indented, or for the first line, column `base` (or itself, when it starts further left). Further, it must
     be aligned on the line it nests under (see `_aligned`: under its `calc`'s first term, a relation, a comment, just
-    inside a bracket). A proof shifted right by 40 columns, or a nested block
-    shifted past its `by`, counts 28 columns or more on each of its lines; the 4-space style of deep nesting, nothing.
+    inside a bracket). A proof shifted right by 40 columns, or a nested block shifted past its `by`, counts 28
+    columns or more on each of its lines; the 4-space style of deep nesting, nothing.
     """
     excess = 0
     under: list[tuple[int, str]] = []

@@ -28,8 +28,8 @@ _SYMBOL = re.compile("[\u2600-\u27bf\u2b00-\u2bff\ue000-\uf8ff\U0001f000-\U0001f
 # Letters that read as Latin ones but are other characters, which real reasoning never writes: combining marks inside
 # a word (`é` as `e` and U+0301: models write composed letters; see `marked_letters`) and full-width Latin letters
 # and digits (not the full-width punctuation of Chinese text). The letters of other scripts and alphabets that look
-# like Latin ones count only next to a Latin letter (see `mixed_script_letters`): `𝓝 0`, `𝔼[X]`, `𝑥 + 𝑦`, `ρ(x)`, a sentence in Greek, Russian or
-# Armenian are text, `Sincе` with a Cyrillic `е`, `sq𝑢are` or `ᴛhe` a disguise. They are the Latin-looking Greek
+# like Latin ones count only next to a Latin letter (see `mixed_script_letters`): `𝓝 0`, `𝔼[X]`, `𝑥 + 𝑦`, `ρ(x)`, a
+# sentence in Greek, Russian or Armenian are text, `Sincе` with a Cyrillic `е`, `sq𝑢are` or `ᴛhe` a disguise. They are the Latin-looking Greek
 # capitals and lowercase letters (`ο ν ι κ ρ υ χ`, not `α`, `π` or `θ`), Cyrillic, Armenian, Cherokee and Lisu letters,
 # IPA letters, small capitals and modifier letters (`ɑ`, `ᴛ`, `ᵉ`, not `ⁿ`), the letterlike `ℊ ℎ ℓ ℯ ℴ`, and the
 # mathematical alphanumerics. Accented Latin letters (`é`, `ő`, `ơ`) are names and languages, not look-alikes.

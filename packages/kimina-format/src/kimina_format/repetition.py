@@ -1265,8 +1265,8 @@ def _word_changes(leader: list[str], words: list[str]) -> list[int] | None:
     a neighbour, in any mix (two copies that each change two words of a line of twenty differ in four; a copy that
     adds three words to the original, in three); None otherwise, or when the leader is too short to tell.
     `_reworded_group` only lets lines of `_MIN_WORDS` words, `_LEAD_WORDS` of them plain (without digits or symbols),
-    lead: a bare formula restated is a derivation, not a sentence. The places are the changed words when the lines have the same length,
-    else the two ends of what differs.
+    lead: a bare formula restated is a derivation, not a sentence. The places are the changed words when the lines
+    have the same length, else the two ends of what differs.
     """
     size = len(leader)
     most = min(_FEW_WORDS, max(3, size // 4))
