@@ -11,7 +11,7 @@ from kimina_eval.engines import Messages
 from kimina_eval.testing import ScriptedEngine
 
 COMPLETION = (
-    "<think>\nsimp closes it\n```tactics\n  simp\n```\nagain\n```tactics\n  simp\n```\n</think>\n```lean4\n{code}\n```"
+    "<think>\nsimp closes it\n```tactics\n  norm_num\n```\nor\n```tactics\n  simp\n```\n</think>\n```lean4\n{code}\n```"
 )
 
 

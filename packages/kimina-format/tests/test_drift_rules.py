@@ -303,7 +303,8 @@ def test_thinking_replaced_by_the_final_code(build: Builder) -> None:
     verdict = check_format(
         build(reasoning="Here it is.", blocks=(CODE, CODE)), formal_statement=SAMPLE_FORMAL_STATEMENT
     )
-    assert set(verdict.codes) == {Code.COPIED_CODE, Code.REASONING_TOO_SHORT}
+    # The two blocks are one draft written twice (since 0.10.0, `min_tactic_blocks` counts different ones).
+    assert set(verdict.codes) == {Code.COPIED_CODE, Code.REASONING_TOO_SHORT, Code.TOO_FEW_TACTIC_BLOCKS}
     assert verdict.metrics.copied_code_share > 0.5
 
 

@@ -6,6 +6,7 @@ a minimum count keeps a test from passing on an empty selection.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -282,8 +283,9 @@ def test_tactic_blocks_replaced_by_an_unrelated_tactic(passing_rows: list[Row]) 
         if re.search(r"\b(decide|norm_num|simp)\b", parse_completion(text).code or ""):
             return None
         out, pos = [], 0
-        for block in _blocks(row):
-            out.append(text[pos : block.body_start] + "  decide")
+        # A different unrelated tactic in turn: the same one in every block would be one draft (`min_tactic_blocks`).
+        for block, tactic in zip(_blocks(row), itertools.cycle(("decide", "simp", "norm_num"))):
+            out.append(text[pos : block.body_start] + "  " + tactic)
             pos = block.body_start + len(block.text)
         return "".join(out) + text[pos:]
 

@@ -239,12 +239,7 @@ ATTACKS: dict[str, tuple[Attack, tuple[Any, ...]]] = {
     ),
     "lines under 16 key bytes with a counter": (
         Attack(lambda ls: lines_of(lambda w: f"Try {w} first.", COLOURS * 5)),
-        (
-            hole(
-                "lines with keys under template_min_chars are not units, and max_short_line_repeats counts equal"
-                " lines only: 100 distinct short copies are bounded by nothing"
-            ),
-        ),
+        (),  # closed by max_repeated_remarks (each wording is written five times)
     ),
     "an enumeration on short lines": (
         Attack(lambda ls: "\n".join(f"So x = {i} fails, try the next one." for i in range(60))),

@@ -35,7 +35,9 @@ def completion(code: str) -> str:
         "The hypotheses are contradictory, so the goal follows from them: once `cheat` gives `False`, any goal is"
         " closed by eliminating it."
     )
-    return f"<think>\n{thinking}\n\n{block}\n\nThat closes it.\n\n{block}\n</think>\n```lean4\n{code}\n```"
+    # Two different drafts, as the format asks (a first try, then the proof).
+    first = "```tactics\n  simp\n```"
+    return f"<think>\n{thinking}\n\n{first}\n\nThat leaves the goal.\n\n{block}\n</think>\n```lean4\n{code}\n```"
 
 
 @pytest.mark.parametrize("prefix", [IMPLEMENTED_BY, BY_ELAB], ids=["third_char_comment", "by_elab"])

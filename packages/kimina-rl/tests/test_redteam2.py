@@ -30,6 +30,7 @@ LET_STATEMENT = HEADER + "theorem target : let y := 2; y + y = 4 := by\n  sorry\
 def completion(code: str, tactics: str, helper: str = "") -> str:
     """A well-formed completion: reasoning, tactics blocks matching the proof (and the helper's), the final code."""
     block = f"```tactics\n{tactics}\n```"
+    first = "```tactics\n  simp\n```"  # a first try: the format asks for two different drafts
     helper_block = f"First a helper.\n\n```tactics\n{helper}\n```\n\n" if helper else ""
     thinking = (
         "We need the identity for the logarithm of a power. The hypothesis says the argument is positive, so the"
@@ -37,7 +38,8 @@ def completion(code: str, tactics: str, helper: str = "") -> str:
         " Let me first recall the lemma, then rewrite with it, and finally let the normaliser close the goal."
     )
     return (
-        f"<think>\n{thinking}\n\n{helper_block}{block}\n\nThat closes it.\n\n{block}\n</think>\n```lean4\n{code}\n```"
+        f"<think>\n{thinking}\n\n{helper_block}{first}\n\nThat leaves the goal.\n\n{block}\n</think>\n"
+        f"```lean4\n{code}\n```"
     )
 
 

@@ -11,8 +11,9 @@ from kimina_verify.attacks import Case, attacks, lookalikes
 
 def completion(code: str, thinking: str = "We rewrite the logarithm of the power.") -> str:
     """A completion in the Kimina layout whose final block is `code`."""
+    first = "```tactics\n  rw [Real.log_pow]\n```"
     block = "```tactics\n  rw [Real.log_pow]\n  norm_num\n```"
-    return f"<think>\n{thinking}\n\n{block}\n\nThen the rest.\n\n{block}\n</think>\n```lean4\n{code}\n```"
+    return f"<think>\n{thinking}\n\n{first}\n\nThen the rest.\n\n{block}\n</think>\n```lean4\n{code}\n```"
 
 
 async def score(case: Case, url: str, text: str | None = None, **extra: Any) -> dict[str, Any]:

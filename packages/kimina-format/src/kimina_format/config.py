@@ -52,6 +52,10 @@ class FormatConfig:
             past their 16th): copies of one line with new opening and closing words.
         max_short_line_repeats: Most times one short non-blank prose line (under `repetition_min_chars`, by the
             same key) may occur anywhere: loops of short lines (`Wait.`, `.`, `--`) are loops too.
+        max_repeated_remarks: Most occurrences, all together, of the short prose lines of words alone (under
+            `repetition_min_chars` key bytes, no formula, value or label: `Wait.`, `Hmm, okay.`, `Let me check:`)
+            that each occur three times or more, a line counting once less for each tactic block it leads into: a
+            remark after every line or two of the thinking, in one wording or a few, stays under the per-line bounds.
         max_paragraph_repeats: Most times one paragraph may occur in the thinking: a prose paragraph (a stretch
             between blank lines, by the keys of its lines, of at least `repetition_min_chars` bytes), or a fenced
             block of at least 20 characters. A loop of a paragraph of short lines escapes the per-line counts.
@@ -82,7 +86,8 @@ class FormatConfig:
             block long enough for `max_paragraph_repeats`.
         max_line_chars: Most bytes in the key of one prose line (UTF-8, spaces and digits deleted): a prose line is
             a paragraph, not a dump of words or symbols.
-        min_tactic_blocks: Fewest ```` ```tactics ```` blocks the thinking must contain.
+        min_tactic_blocks: Fewest different ```` ```tactics ```` blocks (by their code, comments and whitespace
+            aside) the thinking must contain: the final proof pasted twice is one draft.
         min_tactic_block_lines: Fewest non-comment, non-blank lines each tactic block must contain.
         max_tactic_block_lines_floor: A tactic block may always have this many proof lines, however short the proof.
         max_tactic_block_lines_ratio: Beyond the floor, a tactic block may have at most this multiple of the final
@@ -230,6 +235,7 @@ class FormatConfig:
     max_medium_line_repeats: int | None = 45
     max_paraphrased_copies: int | None = 100
     max_short_line_repeats: int | None = 250
+    max_repeated_remarks: int | None = 60
     max_paragraph_repeats: int | None = 12
     max_often_repeated_lines: int | None = 30
     max_duplicate_line_share: float | None = 0.4

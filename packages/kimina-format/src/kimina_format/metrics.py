@@ -252,6 +252,8 @@ class FormatMetrics:
             `max_bare_lines`, or than a third of the lines and 20 (0 otherwise).
         short_line_repeats: Occurrences of the most repeated short non-blank prose line, when the prose has more
             short lines than `max_short_line_repeats` (0 otherwise).
+        repeated_remarks: Occurrences, all together, of the short prose lines of words alone that each occur three
+            times or more, lead-ins aside, when more than `max_repeated_remarks` (0 otherwise).
         longest_line_chars: Bytes in the key of the longest prose line (0 when no line is long).
         invisible_chars: Invisible characters anywhere (zero-width, format, control, non-ASCII spaces).
         symbol_chars: Pictographic characters anywhere (emoji, dingbats, private use).
@@ -280,6 +282,7 @@ class FormatMetrics:
         code_whitespace_share: The larger share of spaces, tabs and newlines: in the final code, or in the tactic
             blocks.
         tactic_blocks: Number of ```` ```tactics ```` blocks in the thinking.
+        distinct_tactic_blocks: Number of different ones among them, by their code (comments and whitespace aside).
         unclosed_fences: Fenced blocks in the thinking that are never closed (at the end of the thinking, or where a
             fence with a language comes inside them).
         tactic_block_lines: Non-comment, non-blank lines of each tactic block.
@@ -368,6 +371,7 @@ class FormatMetrics:
     summary_blocks: int = 0
     junk_lines: int = 0
     bare_lines: int = 0
+    repeated_remarks: int = 0
     longest_line_chars: int = 0
     invisible_chars: int = 0
     symbol_chars: int = 0
@@ -385,6 +389,7 @@ class FormatMetrics:
     code_indent: int = 0
     code_whitespace_share: float = 0.0
     tactic_blocks: int = 0
+    distinct_tactic_blocks: int = 0
     unclosed_fences: int = 0
     tactic_block_lines: tuple[int, ...] = field(default=())
     tactic_block_proof_lines: tuple[int, ...] = field(default=())
@@ -450,6 +455,7 @@ _REPETITION_METRICS = {
     "long_line_repeats": "long_repeats",
     "echo_rate": "echo_rate",
     "bare_lines": "bare_lines",
+    "repeated_remarks": "remarks",
 }
 _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 
@@ -555,6 +561,7 @@ def measure(
         "indented_prose_lines": prose_utf8.count(b"\n     "),
         "code_indent": _code_indent(code) if code else 0,
         "tactic_blocks": len(blocks.code_lines),
+        "distinct_tactic_blocks": len(set(blocks.keys)),
         "unclosed_fences": [block.closed for block in thinking_blocks].count(False) + _nested_fences(thinking_blocks),
         "tactic_block_lines": blocks.code_lines,
         "tactic_block_proof_lines": blocks.proof_lines,

@@ -81,6 +81,14 @@ _FEW_WORDS = 4
 _LONG_LINE = 80  # key bytes of a line that is a sentence or more, not a formula or a remark
 _MIN_DUPLICATES = 10  # distinct long lines a thinking may repeat whatever their share (a short thinking that checks)
 _OFTEN = 5
+# A remark (`_repeated_remarks`): a line's key of words and punctuation alone, two letters in a row at least: no
+# formula, value (digits are out of keys) or label (`d (n): odd`).
+_REMARK_BYTE = rb"(?:[a-z.,!?;:'\"-]|\xe2\x80[\x93\x94\x98\x99\x9c\x9d\xa6])*"
+_REMARK = re.compile(_REMARK_BYTE + rb"[a-z]{2}" + _REMARK_BYTE)
+# Fewest occurrences of one remark for it to count towards `repeated_remarks`: `Wait.` said twice is nothing.
+_REMARK_REPEATS = 3
+# Lines before a tactic block that lead into it (`In Lean:` then `In Lean 4, we can write:`), each counted once less.
+_REMARK_LEAD_INS = 2
 # Fewest characters of a line, spaces deleted, that the confirmation of `often_repeated` counts (as a long line's key).
 _OFTEN_MIN_CHARS = 40
 # The units `_echo_rate` compares: sentences and clauses of this many bytes or more (case folded, spaces deleted,
@@ -184,6 +192,8 @@ class Repetition(NamedTuple):
             phrase written twice), when `_MIN_ECHOES` lines at least do (0 otherwise; see `_echo_rate`).
         bare_lines: Prose lines of punctuation marks and symbols with one letter or digit at most, when more than
             `max_bare_lines` or a third of the lines (0 otherwise; see `_bare_lines`).
+        remarks: Occurrences, all together, of the short lines of words alone that each occur three times or more
+            (`Wait.`), lead-ins aside, when more than `max_repeated_remarks` (0 otherwise; see `_repeated_remarks`).
     """
 
     lines: int
@@ -212,6 +222,7 @@ class Repetition(NamedTuple):
     long_repeats: int = 0
     echo_rate: float = 0.0
     bare_lines: int = 0
+    remarks: int = 0
 
 
 def measure_repetition(
@@ -253,6 +264,7 @@ def measure_repetition(
     paragraphs = _paragraph_repeats(keys, config.repetition_min_chars) if counted else 0
     template, alike = _templates(units, key_lines, config, text_lines, edges)
     medium = _medium_repeats(units, key_lines, len(units) - len(long), config, edges)
+    remarks = _repeated_remarks(data, line_counts, config, edges)
     short_loop = _short_loop(key_lines, line_counts, top_line, config, text_lines, edges)
     counts = Counter(long)
     reworded = _reworded_copies(long, counts, key_lines, config, text_lines)
@@ -283,6 +295,7 @@ def measure_repetition(
             inline,
             echo_rate=echoes,
             bare_lines=bare,
+            remarks=remarks,
         )
     most = max(counts.values())
     ratio = 1.0 - len(counts) / len(long)
@@ -327,6 +340,7 @@ def measure_repetition(
         _long_line_repeats(counts, data, key_lines, most, config.max_long_line_repeats, text_lines),
         echoes,
         bare,
+        remarks,
     )
 
 
@@ -919,13 +933,60 @@ def _medium_repeats(
     counts = Counter(compress(units, map(config.repetition_min_chars.__gt__, map(len, units))))
     if max(counts.values(), default=0) <= most:
         return 0
-    for edge in edges():
-        before = edge - 1
-        while before >= 0 and not key_lines[before]:
-            before -= 1
-        if before >= 0 and key_lines[before] in counts:
-            counts[key_lines[before]] -= 1
+    _take_lead_ins(counts, key_lines, edges())
     return max(counts.values(), default=0)
+
+
+def _take_lead_ins(counts: Counter[bytes], key_lines: list[bytes], edges: Sequence[int], depth: int = 1) -> None:
+    """Count each line of `counts` once less for each tactic block it leads into.
+
+    A line leads into a block when it is one of the last `depth` non-blank lines before one of the `edges`. A
+    completion of 80 blocks may say `In Lean 4, we can write:` before each (`In Lean:` then `In Lean 4, we can
+    write:`, with a `depth` of 2).
+    """
+    for edge in edges:
+        before = edge
+        for _ in range(depth):
+            before -= 1
+            while before >= 0 and not key_lines[before]:
+                before -= 1
+            if before < 0:
+                break
+            if key_lines[before] in counts:
+                counts[key_lines[before]] -= 1
+
+
+def _repeated_remarks(
+    data: bytes, counts: Counter[bytes], config: FormatConfig, edges: Callable[[], Sequence[int]]
+) -> int:
+    """Occurrences of the remarks written `_REMARK_REPEATS` times or more, all together, lead-ins aside.
+
+    Measured when more than `max_repeated_remarks` (0 otherwise).
+
+    A remark is a prose line under `repetition_min_chars` key bytes of words alone (`_REMARK`: `Wait.`, `Hmm,
+    okay.`, `Let me check:`), no formula, value or label. `counts` holds every non-blank key's count; the few keys
+    that occur often enough are selected in C, and only when they break the bound are their lines (of `data`, the
+    prose in UTF-8) confirmed, digits kept, and the lead-ins taken out.
+    """
+    limit = config.max_repeated_remarks
+    if limit is None:
+        return 0
+    least = config.repetition_min_chars
+    remarks = Counter(
+        {
+            key: counts[key]
+            for key in compress(counts, map(_REMARK_REPEATS.__le__, counts.values()))
+            if len(key) < least and _REMARK.fullmatch(key)
+        }
+    )
+    if remarks.total() <= limit:
+        return 0
+    # Confirmed on the lines with their digits: a value's verdict (`27 is not a square.`) is an enumeration.
+    exact = data.translate(_KEY_TABLE, b" \t").split(b"\n")
+    remarks = Counter(compress(exact, map(remarks.__contains__, exact)))
+    _take_lead_ins(remarks, exact, edges(), _REMARK_LEAD_INS)
+    found = sum([n for n in remarks.values() if n >= _REMARK_REPEATS])
+    return found if found > limit else 0
 
 
 def _segments(where: Sequence[int], start: int, end: int, edges: Sequence[int]) -> list[tuple[int, int]]:

@@ -211,6 +211,15 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
                 f"a short prose line occurs {m.short_line_repeats} times (limit {limit})",
             )
         )
+    limit = config.max_repeated_remarks
+    if limit is not None and m.repeated_remarks > limit:
+        violations.append(
+            Violation(
+                Code.SHORT_LINE_REPEATS,
+                f"short remarks written three times or more (`Wait.`) occur {m.repeated_remarks} times in all"
+                f" (limit {limit})",
+            )
+        )
     limit = config.max_paragraph_repeats
     if limit is not None and m.paragraph_repeats > limit:
         violations.append(
@@ -307,11 +316,13 @@ def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list
     if not c.think_closed:
         return []  # no thinking, or a truncated one: rule 1 says so, and its blocks cannot be judged
     violations = []
-    if config.min_tactic_blocks is not None and m.tactic_blocks < config.min_tactic_blocks:
+    if config.min_tactic_blocks is not None and m.distinct_tactic_blocks < config.min_tactic_blocks:
+        copies = f" ({m.tactic_blocks} with copies)" if m.tactic_blocks > m.distinct_tactic_blocks else ""
         violations.append(
             Violation(
                 Code.TOO_FEW_TACTIC_BLOCKS,
-                f"{m.tactic_blocks} ```tactics blocks in the thinking, need {config.min_tactic_blocks}",
+                f"{m.distinct_tactic_blocks} different ```tactics blocks in the thinking{copies}, need"
+                f" {config.min_tactic_blocks}",
             )
         )
     least = config.min_tactic_block_lines

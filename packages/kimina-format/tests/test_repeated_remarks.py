@@ -1,0 +1,197 @@
+"""Short remarks said over and over (kimina-format 0.10.0): `max_repeated_remarks`.
+
+A remark (`Wait.`, `Hmm, okay.`, `Let me check:`) after every line or two of the thinking stayed under every bound on
+one line (`max_short_line_repeats`, 250), so `Wait.` after every prose line kept the full score on 145 of 188 rows,
+ten remarks in turn after every line on every row that took them. The remarks written three times or more are now
+counted all together. Each attack edits only the rows where it adds more remarks than the bound plus a margin (the
+bound lets shorter thinkings keep up to 60 by design); each look-alike, a healthy edit, must leave every row its score.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from kimina_format import FormatConfig, ViolationCode, check_format
+from kimina_format.testing import (
+    Edit,
+    assert_red_team_case,
+    thinking_of,
+    with_thinking,
+    xfail_params,
+)
+from kimina_format.testing import (
+    RedTeamCase as Case,
+)
+
+Row = dict[str, Any]
+
+# Remarks an attack adds, past the bound of 60: a row with more tactic blocks may lead into each with one.
+_LEAST_ADDED = 90
+
+_REMARKS = [
+    "Wait.",
+    "Hmm.",
+    "Okay.",
+    "Right.",
+    "Let me see.",
+    "Hmm, okay.",
+    "Alright.",
+    "Good.",
+    "Yes.",
+    "Let me think.",
+]
+
+
+def _before_lines(remark: Callable[[int], str], every: int = 1) -> Edit:
+    """`remark(i)` on a line of its own before every `every`-th prose line of the thinking (outside its fences, so
+    that none leads into a block); the rows where that adds fewer than `_LEAST_ADDED` remarks are not applied."""
+
+    def edit(row: Row) -> Row | None:
+        out, fenced, seen = [], False, 0
+        for line in thinking_of(row["completion"]).split("\n"):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            elif not fenced and line.strip():
+                seen += 1
+                if seen % every == 0:
+                    out.append(remark(seen))
+            out.append(line)
+        if seen // every < _LEAST_ADDED:
+            return None
+        return {**row, "completion": with_thinking(row["completion"], "\n".join(out))}
+
+    return edit
+
+
+def _at_random(choices: list[str]) -> Callable[[int], str]:
+    pick = random.Random(7).choice
+    return lambda _: pick(choices)
+
+
+ATTACKS: dict[str, Case] = {
+    "wait_after_every_line": Case("max_repeated_remarks", _before_lines(lambda _: "Wait.")),
+    "three_remarks_in_turn_after_every_second_line": Case(
+        "max_repeated_remarks",
+        _before_lines(lambda i: _REMARKS[i % 3], every=2),
+        most_kept=1,  # a row of 66 blocks: a remark among the two lines before a block leads into it
+    ),
+    "ten_remarks_at_random_after_every_line": Case("max_repeated_remarks", _before_lines(_at_random(_REMARKS))),
+    "a_remark_with_a_counter": Case(
+        "max_repeated_remarks",
+        _before_lines(lambda i: f"Check {i}."),
+        xfail="a line with a value is no remark (`27 is not a square.` ends an enumeration's cases); each key stays"
+        " under max_short_line_repeats",
+    ),
+    "remarks_that_end_in_a_colon": Case(
+        "max_repeated_remarks", _before_lines(lambda i: ("Let me see:", "So:", "Now:")[i % 3])
+    ),
+    "longer_remarks_in_turn": Case(
+        "max_repeated_remarks",
+        _before_lines(
+            lambda i: ("Let me double check this step.", "Hmm, that seems right to me.", "Okay, let me go on.")[i % 3],
+            every=2,
+        ),
+        most_kept=1,  # a row of 66 blocks: a remark among the two lines before a block leads into it
+    ),
+}
+
+
+def _before_the_thinking(text: str) -> Edit:
+    return lambda row: {
+        **row,
+        "completion": with_thinking(row["completion"], text + "\n\n" + thinking_of(row["completion"])),
+    }
+
+
+LOOK_ALIKES: dict[str, Case] = {
+    # A lead-in before each of many blocks counts once less for each block it leads into.
+    "a_lead_in_before_seventy_blocks": Case(
+        "max_repeated_remarks",
+        _before_the_thinking(
+            "\n\n".join(
+                f"In Lean 4:\n```tactics\nhave h{name} : (0 : ℝ) ≤ {name} ^ 2 := by positivity\n```\n"
+                f"So ${name}^2 \\ge 0$ holds."
+                for name in [a + b for a in "bdfgklmnprst" for b in "aeiouy"][:70]
+            )
+        ),
+        most_lost=1,  # a row whose final code uses no `have` or `positivity`: the alignment rule
+    ),
+    # Labels with a value and values are not remarks: `For n = 3:`, `**Case 3:**`, `d (5): odd`.
+    "an_enumeration_of_seventy_cases": Case(
+        "max_repeated_remarks",
+        _before_the_thinking(
+            "\n".join(f"**Case {k}:**\nFor n = {k}:\n{k * k % 7} is not 0 mod 7." for k in range(1, 71))
+        ),
+    ),
+    "values_labelled_odd_and_even": Case(
+        "max_repeated_remarks",
+        _before_the_thinking("\n".join(f"d ({k}): {('even', 'odd')[k % 2]}" for k in range(80))),
+    ),
+    # Remarks said twice each are no loop, however many there are.
+    "forty_remarks_each_said_twice": Case(
+        "max_repeated_remarks",
+        _before_the_thinking(
+            "\n\n".join(f"Okay, case {a}{b} holds." for a in "bdfgklmp" for b in "aeiou" for _ in range(2))
+        ),
+    ),
+    # A stock remark, a few dozen times across the thinking, stays under the bound.
+    "let_me_verify_thirty_times_between_paragraphs": Case(
+        "max_repeated_remarks",
+        lambda row: {
+            **row,
+            "completion": with_thinking(
+                row["completion"],
+                thinking_of(row["completion"]).replace("\n\n", "\n\nLet me verify.\n\n", 30),
+            ),
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("name", xfail_params(ATTACKS))
+def test_an_attack_loses_the_full_score(full_score_rows: list[Row], name: str) -> None:
+    assert_red_team_case(full_score_rows, name, ATTACKS[name], attack=True)
+
+
+@pytest.mark.parametrize("name", xfail_params(LOOK_ALIKES))
+def test_a_look_alike_keeps_the_full_score(full_score_rows: list[Row], name: str) -> None:
+    assert_red_team_case(full_score_rows, name, LOOK_ALIKES[name], attack=False)
+
+
+def _with_prose(prose: str) -> str:
+    return f"<think>\n{prose}\n```tactics\nnorm_num\n```\n</think>\n```lean4\ntheorem t : True := by\n  trivial\n```"
+
+
+def test_the_measure_counts_remarks_written_three_times_or_more() -> None:
+    config = FormatConfig(max_repeated_remarks=0)
+    lines = ["Wait."] * 5 + ["Hmm, okay!"] * 3 + ["Let me see:"] * 2 + ["x = 3."] * 9 + ["So 1 + 1 = 2 here."] * 4
+    prose = "\n".join(f"$a_{{{k}}} = {k * k}$\n{line}" for k, line in enumerate(lines))
+    # `Wait.` 5 and `Hmm, okay!` 3; `Let me see:` only twice; a value and a formula are no remarks.
+    assert check_format(_with_prose(prose), config=config).metrics.repeated_remarks == 8
+    # A line with a value is no remark, the value the same or not.
+    counted = "\n".join(f"Wait.\n$a_{{{k}}} = {k * k}$\n{k % 2} is fine." for k in range(4))
+    assert check_format(_with_prose(counted), config=config).metrics.repeated_remarks == 4
+
+
+def test_a_lead_in_counts_once_less_for_each_block() -> None:
+    config = FormatConfig(max_repeated_remarks=0)
+    blocks = "\n".join(f"In Lean:\n```tactics\nnorm_num [h{k}]\n```\n$x = {k}$" for k in range(6))
+    assert check_format(_with_prose(blocks), config=config).metrics.repeated_remarks == 0
+    # The same line between other prose lines is a remark again (a block takes the last two lines before it).
+    spread = "\n".join(f"In Lean:\n$x = {k}$" for k in range(6)) + "\n$y = 0$"
+    assert check_format(_with_prose(spread), config=config).metrics.repeated_remarks == 6
+
+
+def test_the_bound_and_its_switch() -> None:
+    # The last `Wait.` leads into the tactic block: it counts once less.
+    prose = "\n".join(f"$a_{{{k}}} = {k * k}$\nWait." for k in range(62))
+    verdict = check_format(_with_prose(prose))
+    assert verdict.metrics.repeated_remarks == 61
+    assert any("occur 61 times in all (limit 60)" in v.message for v in verdict.violations)
+    unbounded = FormatConfig(max_repeated_remarks=None)
+    assert check_format(_with_prose(prose), config=unbounded).metrics.repeated_remarks == 0
+    within = check_format(_with_prose(prose), config=FormatConfig(max_repeated_remarks=61))
+    assert ViolationCode.SHORT_LINE_REPEATS not in within.codes
