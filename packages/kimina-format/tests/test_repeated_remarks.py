@@ -10,6 +10,7 @@ bound lets shorter thinkings keep up to 60 by design); each look-alike, a health
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -45,9 +46,9 @@ _REMARKS = [
 ]
 
 
-def _before_lines(remark: Callable[[int], str], every: int = 1) -> Edit:
-    """`remark(i)` on a line of its own before every `every`-th prose line of the thinking (outside its fences, so
-    that none leads into a block); the rows where that adds fewer than `_LEAST_ADDED` remarks are not applied."""
+def _prose_lines(change: Callable[[int, str], str], least: int) -> Edit:
+    """Each prose line of the thinking (outside its fences) changed by `change(i, line)`, `i` counting them from 1;
+    the rows of fewer than `least` such lines are not applied."""
 
     def edit(row: Row) -> Row | None:
         out, fenced, seen = [], False, 0
@@ -56,14 +57,24 @@ def _before_lines(remark: Callable[[int], str], every: int = 1) -> Edit:
                 fenced = not fenced
             elif not fenced and line.strip():
                 seen += 1
-                if seen % every == 0:
-                    out.append(remark(seen))
+                line = change(seen, line)
             out.append(line)
-        if seen // every < _LEAST_ADDED:
+        if seen < least:
             return None
         return {**row, "completion": with_thinking(row["completion"], "\n".join(out))}
 
     return edit
+
+
+def _before_lines(remark: Callable[[int], str], every: int = 1) -> Edit:
+    """`remark(i)` on a line of its own before every `every`-th prose line of the thinking (so that none leads into a
+    block); the rows where that adds fewer than `_LEAST_ADDED` remarks are not applied."""
+    return _prose_lines(lambda i, line: f"{remark(i)}\n{line}" if i % every == 0 else line, least=_LEAST_ADDED * every)
+
+
+def _on_lines(change: Callable[[str], str]) -> Edit:
+    """Every prose line of the thinking changed by `change`; the rows of fewer than `_LEAST_ADDED` are not applied."""
+    return _prose_lines(lambda _, line: change(line), least=_LEAST_ADDED)
 
 
 def _at_random(choices: list[str]) -> Callable[[int], str]:
@@ -85,9 +96,14 @@ ATTACKS: dict[str, Case] = {
         xfail="a line with a value is no remark (`27 is not a square.` ends an enumeration's cases); each key stays"
         " under max_short_line_repeats",
     ),
-    "remarks_that_end_in_a_colon": Case(
-        "max_repeated_remarks", _before_lines(lambda i: ("Let me see:", "So:", "Now:")[i % 3])
+    "remarks_wrapped_in_markup": Case(
+        "max_repeated_remarks", _before_lines(lambda i: ("*Wait.*", "**Hmm.**", "> Okay.", "(Right.)")[i % 4])
     ),
+    "chinese_remarks": Case("max_repeated_remarks", _before_lines(lambda i: ("等等。", "嗯，对。", "好的。")[i % 3])),
+    "a_check_mark_after_every_line": Case("max_repeated_remarks", _before_lines(lambda _: "✓")),
+    # Said within the lines: a sentence that opens or closes each line.
+    "hmm_wait_opening_every_line": Case("max_repeated_remarks", _on_lines(lambda line: "Hmm, wait. " + line)),
+    "wait_closing_every_line": Case("max_repeated_remarks", _on_lines(lambda line: line + " Wait.")),
     "longer_remarks_in_turn": Case(
         "max_repeated_remarks",
         _before_lines(
@@ -137,6 +153,27 @@ LOOK_ALIKES: dict[str, Case] = {
             "\n\n".join(f"Okay, case {a}{b} holds." for a in "bdfgklmp" for b in "aeiou" for _ in range(2))
         ),
     ),
+    # A connector on its own line before each formula ends in a colon: it leads into what follows.
+    "connectors_on_their_own_line": Case(
+        "max_repeated_remarks",
+        lambda row: {
+            **row,
+            "completion": with_thinking(
+                row["completion"],
+                re.sub(r"(?m)^(So|Thus|Then|Therefore|Hence|Now) (?=\$)", r"\1:\n", thinking_of(row["completion"])),
+            ),
+        },
+    ),
+    # A verdict that goes on from a formula is no remark, even as it closes a line: 80 of them (two per case, 40
+    # cases, each line under max_medium_line_repeats) open the gate, and the lines with their case do not count.
+    "an_enumeration_of_verdicts_after_formulas": Case(
+        "max_repeated_remarks",
+        _before_the_thinking(
+            "\n".join(
+                f"$n = {k}$: ${k}^2 + 1 = {k * k + 1}$ is not prime.\n$n + 1 = {k + 1}$ is even." for k in range(40)
+            )
+        ),
+    ),
     # A stock remark, a few dozen times across the thinking, stays under the bound.
     "let_me_verify_thirty_times_between_paragraphs": Case(
         "max_repeated_remarks",
@@ -176,12 +213,25 @@ def test_the_measure_counts_remarks_written_three_times_or_more() -> None:
     assert check_format(_with_prose(counted), config=config).metrics.repeated_remarks == 4
 
 
+def test_remarks_said_within_lines() -> None:
+    config = FormatConfig(max_repeated_remarks=0)
+    opening = "\n".join(f"Hmm, wait. So $a_{{{k}}} = {k * k}$ here." for k in range(5))
+    assert check_format(_with_prose(opening), config=config).metrics.repeated_remarks == 5
+    # A closing one must start a sentence of its own: `$a_3 = 9$ Wait.`, not `$n = 3$ is odd.`.
+    closing = "\n".join(f"So $a_{{{k}}} = {k * k}$ Wait.\nAnd ${k}$ is odd." for k in range(5))
+    assert check_format(_with_prose(closing), config=config).metrics.repeated_remarks == 5
+    # Remarks twice each, wrapped in markup, in Chinese, and a check mark, three times each.
+    lines = ["*Wait.*", "等等。", "✓", "Hmm."] * 3 + ["Yes."] * 2
+    prose = "\n".join(f"$a_{{{k}}} = {k * k}$\n{line}" for k, line in enumerate(lines)) + "\n$b = 0$"
+    assert check_format(_with_prose(prose), config=config).metrics.repeated_remarks == 12
+
+
 def test_a_lead_in_counts_once_less_for_each_block() -> None:
     config = FormatConfig(max_repeated_remarks=0)
-    blocks = "\n".join(f"In Lean:\n```tactics\nnorm_num [h{k}]\n```\n$x = {k}$" for k in range(6))
+    blocks = "\n".join(f"Let me write it.\n```tactics\nnorm_num [h{k}]\n```\n$x = {k}$" for k in range(6))
     assert check_format(_with_prose(blocks), config=config).metrics.repeated_remarks == 0
     # The same line between other prose lines is a remark again (a block takes the last two lines before it).
-    spread = "\n".join(f"In Lean:\n$x = {k}$" for k in range(6)) + "\n$y = 0$"
+    spread = "\n".join(f"Let me write it.\n$x = {k}$" for k in range(6)) + "\n$y = 0$"
     assert check_format(_with_prose(spread), config=config).metrics.repeated_remarks == 6
 
 

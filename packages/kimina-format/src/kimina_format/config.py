@@ -52,10 +52,12 @@ class FormatConfig:
             past their 16th): copies of one line with new opening and closing words.
         max_short_line_repeats: Most times one short non-blank prose line (under `repetition_min_chars`, by the
             same key) may occur anywhere: loops of short lines (`Wait.`, `.`, `--`) are loops too.
-        max_repeated_remarks: Most occurrences, all together, of the short prose lines of words alone (under
-            `repetition_min_chars` key bytes, no formula, value or label: `Wait.`, `Hmm, okay.`, `Let me check:`)
-            that each occur three times or more, a line counting once less for each tactic block it leads into: a
-            remark after every line or two of the thinking, in one wording or a few, stays under the per-line bounds.
+        max_repeated_remarks: Most occurrences, all together, of the remarks that each occur three times or more: the
+            short prose lines of words alone (under `repetition_min_chars` key bytes; markup, CJK and check marks
+            too; no formula, value or colon at the end: `Wait.`, `*Hmm, okay.*`, `✓`), the last two lines before each
+            tactic block aside, and the short sentences that open a line or close one as a sentence of their own
+            (`Hmm, wait. ...`). A remark after every line or two of the thinking, in one wording or a few, stays under
+            the per-line bounds.
         max_paragraph_repeats: Most times one paragraph may occur in the thinking: a prose paragraph (a stretch
             between blank lines, by the keys of its lines, of at least `repetition_min_chars` bytes), or a fenced
             block of at least 20 characters. A loop of a paragraph of short lines escapes the per-line counts.

@@ -252,8 +252,9 @@ class FormatMetrics:
             `max_bare_lines`, or than a third of the lines and 20 (0 otherwise).
         short_line_repeats: Occurrences of the most repeated short non-blank prose line, when the prose has more
             short lines than `max_short_line_repeats` (0 otherwise).
-        repeated_remarks: Occurrences, all together, of the short prose lines of words alone that each occur three
-            times or more, lead-ins aside, when more than `max_repeated_remarks` (0 otherwise).
+        repeated_remarks: Occurrences, all together, of the remarks (short prose lines of words alone, lead-ins
+            aside, and short sentences that open or close a line) that each occur three times or more, when more
+            than `max_repeated_remarks` (0 otherwise).
         longest_line_chars: Bytes in the key of the longest prose line (0 when no line is long).
         invisible_chars: Invisible characters anywhere (zero-width, format, control, non-ASCII spaces).
         symbol_chars: Pictographic characters anywhere (emoji, dingbats, private use).

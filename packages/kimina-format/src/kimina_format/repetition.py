@@ -81,13 +81,30 @@ _FEW_WORDS = 4
 _LONG_LINE = 80  # key bytes of a line that is a sentence or more, not a formula or a remark
 _MIN_DUPLICATES = 10  # distinct long lines a thinking may repeat whatever their share (a short thinking that checks)
 _OFTEN = 5
-# A remark (`_repeated_remarks`): a line's key of words and punctuation alone, two letters in a row at least: no
-# formula, value (digits are out of keys) or label (`d (n): odd`).
-_REMARK_BYTE = rb"(?:[a-z.,!?;:'\"-]|\xe2\x80[\x93\x94\x98\x99\x9c\x9d\xa6])*"
-_REMARK = re.compile(_REMARK_BYTE + rb"[a-z]{2}" + _REMARK_BYTE)
+# A remark (`_repeated_remarks`): a line's key of words, punctuation and markup alone (`*Wait.*`, `> Hmm.`, `等等。`,
+# `Correct ✓`), with two Latin letters in a row, a CJK character or a check mark: no formula. Its lines are confirmed
+# to hold no digit (a value's verdict, `27 is not a square.`, is an enumeration's), and a key that ends in a colon is
+# none: it leads into what follows (`So:`, then a formula on its own line).
+_REMARK_LETTER = rb"[a-z]|[\xe4-\xe9][\x80-\xbf][\x80-\xbf]"  # CJK ideographs: three bytes, lead E4 to E9
+_REMARK_MARK = rb"\xe2\x9c[\x85\x93\x94\x97\x98]|\xe2\x9d\x8c"  # ✅ ✓ ✔ ✗ ✘ ❌
+_REMARK_BYTE = (
+    rb"(?:" + _REMARK_LETTER + rb"|" + _REMARK_MARK + rb"|[.,!?;:'\"()*_>`~#-]|\xe2\x80[\x93\x94\x98\x99\x9c\x9d\xa6]"
+    rb"|\xe3\x80[\x80-\xbf]|\xef\xbc[\x80-\xbf])*"  # quotes, dashes, ellipsis; CJK and full-width punctuation
+)
+_REMARK = re.compile(
+    _REMARK_BYTE + rb"(?:[a-z]{2}|[\xe4-\xe9][\x80-\xbf][\x80-\xbf]|" + _REMARK_MARK + rb")" + _REMARK_BYTE + rb"(?<!:)"
+)
 # Fewest occurrences of one remark for it to count towards `repeated_remarks`: `Wait.` said twice is nothing.
 _REMARK_REPEATS = 3
-# Lines before a tactic block that lead into it (`In Lean:` then `In Lean 4, we can write:`), each counted once less.
+# A remark said within a line (`_inline_remarks`): a sentence of 24 key bytes at most, of letters, commas and
+# apostrophes alone, that opens a line (`Hmm, wait.` then more), or closes one (searched reversed: `... = 3$ Wait.`).
+# A closing one must start with a capital letter, checked on the text with its case: a sentence that goes on after
+# a formula is a verdict (`$n = 7$ is prime.`). The gate, on keys (case folded), takes both.
+_OPENING_REMARK = re.compile(rb"\n([a-z',]{2,24}[.!?]+)[^\n]")
+_CLOSING_REMARK = re.compile(rb"\n([.!?]+[a-z',]{2,24})[^a-z',\n]")
+_CLOSING_CAPITALISED = re.compile(rb"\n([.!?]+[a-z',]{1,23}[A-Z])[^a-zA-Z',\n]")
+# Lines before a tactic block that lead into it (`Let me write it.` then `In Lean 4, we can write:`), each counted
+# once less.
 _REMARK_LEAD_INS = 2
 # Fewest characters of a line, spaces deleted, that the confirmation of `often_repeated` counts (as a long line's key).
 _OFTEN_MIN_CHARS = 40
@@ -192,8 +209,9 @@ class Repetition(NamedTuple):
             phrase written twice), when `_MIN_ECHOES` lines at least do (0 otherwise; see `_echo_rate`).
         bare_lines: Prose lines of punctuation marks and symbols with one letter or digit at most, when more than
             `max_bare_lines` or a third of the lines (0 otherwise; see `_bare_lines`).
-        remarks: Occurrences, all together, of the short lines of words alone that each occur three times or more
-            (`Wait.`), lead-ins aside, when more than `max_repeated_remarks` (0 otherwise; see `_repeated_remarks`).
+        remarks: Occurrences, all together, of the remarks that each occur three times or more (`Wait.` on its own
+            line, or opening or closing a line), lead-ins aside, when more than `max_repeated_remarks` (0 otherwise;
+            see `_repeated_remarks`).
     """
 
     lines: int
@@ -264,7 +282,7 @@ def measure_repetition(
     paragraphs = _paragraph_repeats(keys, config.repetition_min_chars) if counted else 0
     template, alike = _templates(units, key_lines, config, text_lines, edges)
     medium = _medium_repeats(units, key_lines, len(units) - len(long), config, edges)
-    remarks = _repeated_remarks(data, line_counts, config, edges)
+    remarks = _repeated_remarks(data, keys, line_counts, config, edges)
     short_loop = _short_loop(key_lines, line_counts, top_line, config, text_lines, edges)
     counts = Counter(long)
     reworded = _reworded_copies(long, counts, key_lines, config, text_lines)
@@ -941,8 +959,8 @@ def _take_lead_ins(counts: Counter[bytes], key_lines: list[bytes], edges: Sequen
     """Count each line of `counts` once less for each tactic block it leads into.
 
     A line leads into a block when it is one of the last `depth` non-blank lines before one of the `edges`. A
-    completion of 80 blocks may say `In Lean 4, we can write:` before each (`In Lean:` then `In Lean 4, we can
-    write:`, with a `depth` of 2).
+    completion of 80 blocks may say `In Lean 4, we can write:` before each (`Let me write it.` then `In Lean 4, we
+    can write:`, with a `depth` of 2).
     """
     for edge in edges:
         before = edge
@@ -957,16 +975,17 @@ def _take_lead_ins(counts: Counter[bytes], key_lines: list[bytes], edges: Sequen
 
 
 def _repeated_remarks(
-    data: bytes, counts: Counter[bytes], config: FormatConfig, edges: Callable[[], Sequence[int]]
+    data: bytes, keys: bytes, counts: Counter[bytes], config: FormatConfig, edges: Callable[[], Sequence[int]]
 ) -> int:
     """Occurrences of the remarks written `_REMARK_REPEATS` times or more, all together, lead-ins aside.
 
-    Measured when more than `max_repeated_remarks` (0 otherwise).
-
-    A remark is a prose line under `repetition_min_chars` key bytes of words alone (`_REMARK`: `Wait.`, `Hmm,
-    okay.`, `Let me check:`), no formula, value or label. `counts` holds every non-blank key's count; the few keys
-    that occur often enough are selected in C, and only when they break the bound are their lines (of `data`, the
-    prose in UTF-8) confirmed, digits kept, and the lead-ins taken out.
+    Measured when more than `max_repeated_remarks` (0 otherwise). A remark is a prose line under
+    `repetition_min_chars` key bytes of words alone (`_REMARK`: `Wait.`, `Hmm, okay.`, `*Let me check.*`), no
+    formula, value or lead-in ending in a colon; or a short sentence of words alone that opens a line or closes one
+    after another sentence (`_inline_remarks`: `Hmm, wait.` before every line). `counts` holds every non-blank key's count and `keys` the
+    keys' lines: the few line keys that occur often enough are selected in C, the sentences found by two regex
+    scans, and only when they break the bound are they confirmed on `data` (the prose in UTF-8), digits kept, and
+    the lead-ins taken out.
     """
     limit = config.max_repeated_remarks
     if limit is None:
@@ -979,14 +998,35 @@ def _repeated_remarks(
             if len(key) < least and _REMARK.fullmatch(key)
         }
     )
-    if remarks.total() <= limit:
+    inline = _inline_remarks(keys, keys)
+    if remarks.total() + inline <= limit:
         return 0
-    # Confirmed on the lines with their digits: a value's verdict (`27 is not a square.`) is an enumeration.
-    exact = data.translate(_KEY_TABLE, b" \t").split(b"\n")
-    remarks = Counter(compress(exact, map(remarks.__contains__, exact)))
-    _take_lead_ins(remarks, exact, edges(), _REMARK_LEAD_INS)
-    found = sum([n for n in remarks.values() if n >= _REMARK_REPEATS])
+    # Confirmed with their digits: a value's verdict (`27 is not a square.`) is an enumeration's, not a remark.
+    cased = data.translate(None, b" \t")
+    exact = cased.translate(_KEY_TABLE)
+    lines = exact.split(b"\n")
+    remarks = Counter(compress(lines, map(remarks.__contains__, lines)))
+    _take_lead_ins(remarks, lines, edges(), _REMARK_LEAD_INS)
+    found = sum([n for n in remarks.values() if n >= _REMARK_REPEATS]) + (
+        _inline_remarks(exact, cased) if inline else 0
+    )
     return found if found > limit else 0
+
+
+def _inline_remarks(folded: bytes, closing: bytes) -> int:
+    """Occurrences of the short sentences written `_REMARK_REPEATS` times or more that open or close a line.
+
+    `folded` is lines of keys (case folded, spaces deleted), where the opening sentences are found (more follows on
+    their line). The closing ones are found on `closing`, reversed, so that both scans start at a newline, which `re`
+    finds fast: `closing` is `folded` for the gate (any closing sentence counts), or the same lines with their case
+    (a closing sentence must start with a capital letter: no verdict that goes on from a formula).
+    """
+    found = Counter(_OPENING_REMARK.findall(b"\n" + folded))
+    if closing is folded:
+        found.update(_CLOSING_REMARK.findall(b"\n" + folded[::-1]))
+    else:
+        found.update(key.lower() for key in _CLOSING_CAPITALISED.findall(b"\n" + closing[::-1]))
+    return sum([n for n in found.values() if n >= _REMARK_REPEATS])
 
 
 def _segments(where: Sequence[int], start: int, end: int, edges: Sequence[int]) -> list[tuple[int, int]]:

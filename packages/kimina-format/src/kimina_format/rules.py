@@ -216,8 +216,8 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
         violations.append(
             Violation(
                 Code.SHORT_LINE_REPEATS,
-                f"short remarks written three times or more (`Wait.`) occur {m.repeated_remarks} times in all"
-                f" (limit {limit})",
+                f"short remarks of words alone, each written three times or more, occur {m.repeated_remarks} times in"
+                f" all (limit {limit})",
             )
         )
     limit = config.max_paragraph_repeats
