@@ -104,6 +104,20 @@ ATTACKS: dict[str, Case] = {
     # Said within the lines: a sentence that opens or closes each line.
     "hmm_wait_opening_every_line": Case("max_repeated_remarks", _on_lines(lambda line: "Hmm, wait. " + line)),
     "wait_closing_every_line": Case("max_repeated_remarks", _on_lines(lambda line: line + " Wait.")),
+    # One word opening line after line, before a comma, a dash or an ellipsis: no remark, a share.
+    "wait_comma_opening_every_line": Case("max_opener_share", _on_lines(lambda line: "Wait, " + line)),
+    "hmm_ellipsis_opening_every_second_line": Case(
+        "max_opener_share",
+        _prose_lines(lambda i, line: "Hmm… " + line if i % 2 else line, least=_LEAST_ADDED),
+        most_kept=8,  # thinkings where it opens fewer than 40 lines that do not end in a colon (the floor)
+    ),
+    "five_openers_in_turn": Case(
+        "max_opener_share",
+        _prose_lines(
+            lambda i, line: ("Wait, ", "Hmm, ", "Okay, ", "Wait, so ", "Hmm, wait, ")[i % 5] + line, least=_LEAST_ADDED
+        ),
+        most_kept=18,  # thinkings where `Wait,` (two lines in five) opens fewer than 40 lines not ending in a colon
+    ),
     "longer_remarks_in_turn": Case(
         "max_repeated_remarks",
         _before_lines(
@@ -150,7 +164,7 @@ LOOK_ALIKES: dict[str, Case] = {
     "forty_remarks_each_said_twice": Case(
         "max_repeated_remarks",
         _before_the_thinking(
-            "\n\n".join(f"Okay, case {a}{b} holds." for a in "bdfgklmp" for b in "aeiou" for _ in range(2))
+            "\n\n".join(f"Okay: case {a}{b} holds." for a in "bdfgklmp" for b in "aeiou" for _ in range(2))
         ),
     ),
     # A connector on its own line before each formula ends in a colon: it leads into what follows.
@@ -173,6 +187,20 @@ LOOK_ALIKES: dict[str, Case] = {
                 f"$n = {k}$: ${k}^2 + 1 = {k * k + 1}$ is not prime.\n$n + 1 = {k + 1}$ is even." for k in range(40)
             )
         ),
+    ),
+    # Lean names in the prose are no sentences (`Real.sqrt`, `Nat.Prime`), however many lines they open.
+    "lean_names_opening_seventy_lines": Case(
+        "max_repeated_remarks",
+        _before_the_thinking(
+            "\n".join(
+                f"Real.sqrt ({name} * p + 1) ≥ Real.sqrt {name}, and Nat.Prime {name} or not."
+                for name in [a + b for a in "bdfgklmnprst" for b in "aeiouy"][:70]
+            )
+        ),
+    ),
+    # `Wait,` opens up to 12% of a real thinking's lines; one line in ten more keeps the share under a quarter.
+    "wait_comma_opening_every_tenth_line": Case(
+        "max_opener_share", _prose_lines(lambda i, line: "Wait, " + line if i % 10 == 0 else line, least=0)
     ),
     # A stock remark, a few dozen times across the thinking, stays under the bound.
     "let_me_verify_thirty_times_between_paragraphs": Case(
@@ -224,6 +252,21 @@ def test_remarks_said_within_lines() -> None:
     lines = ["*Wait.*", "等等。", "✓", "Hmm."] * 3 + ["Yes."] * 2
     prose = "\n".join(f"$a_{{{k}}} = {k * k}$\n{line}" for k, line in enumerate(lines)) + "\n$b = 0$"
     assert check_format(_with_prose(prose), config=config).metrics.repeated_remarks == 12
+
+
+def test_the_opener_share() -> None:
+    # 45 of 60 lines open with `Wait,`; 15 with `So,`, under the 40 lines from which a share is measured.
+    prose = "\n".join(f"{('Wait,', 'Wait,', 'Wait,', 'So,')[k % 4]} $a_{{{k}}} = {k * k}$" for k in range(60))
+    verdict = check_format(_with_prose(prose))
+    assert verdict.metrics.opener_share == 45 / 60
+    assert any("75% of the prose lines open with one word" in v.message for v in verdict.violations)
+    shorter = "\n".join(f"Wait, $a_{{{k}}} = {k * k}$" for k in range(39))
+    assert check_format(_with_prose(shorter)).metrics.opener_share == 0.0
+    colons = "\n".join(f"Note: $a_{{{k}}} = {k * k}$" for k in range(60))  # a colon ends a lead-in
+    assert check_format(_with_prose(colons)).metrics.opener_share == 0.0
+    lead_ins = "\n".join(f"Next, $a_{{{k}}}$ in Lean:" for k in range(60))  # so does a line that ends in one
+    assert check_format(_with_prose(lead_ins)).metrics.opener_share == 0.0
+    assert check_format(_with_prose(prose), config=FormatConfig(max_opener_share=None)).metrics.opener_share == 0.0
 
 
 def test_a_lead_in_counts_once_less_for_each_block() -> None:

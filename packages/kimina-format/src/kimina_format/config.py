@@ -58,6 +58,8 @@ class FormatConfig:
             tactic block aside, and the short sentences that open a line or close one as a sentence of their own
             (`Hmm, wait. ...`). A remark after every line or two of the thinking, in one wording or a few, stays under
             the per-line bounds.
+        max_opener_share: Most share of the non-blank prose lines that one word may open before a comma, a dash or
+            an ellipsis (`Wait, ...`, `Hmm… `), once it opens 40 lines: a verbal tic at the head of every line or two.
         max_paragraph_repeats: Most times one paragraph may occur in the thinking: a prose paragraph (a stretch
             between blank lines, by the keys of its lines, of at least `repetition_min_chars` bytes), or a fenced
             block of at least 20 characters. A loop of a paragraph of short lines escapes the per-line counts.
@@ -238,6 +240,7 @@ class FormatConfig:
     max_paraphrased_copies: int | None = 100
     max_short_line_repeats: int | None = 250
     max_repeated_remarks: int | None = 60
+    max_opener_share: float | None = 0.25
     max_paragraph_repeats: int | None = 12
     max_often_repeated_lines: int | None = 30
     max_duplicate_line_share: float | None = 0.4

@@ -255,6 +255,8 @@ class FormatMetrics:
         repeated_remarks: Occurrences, all together, of the remarks (short prose lines of words alone, lead-ins
             aside, and short sentences that open or close a line) that each occur three times or more, when more
             than `max_repeated_remarks` (0 otherwise).
+        opener_share: Share of the non-blank prose lines that one word opens before a comma, a dash or an ellipsis
+            (`Wait, ...`), when it opens 40 lines or more (0 otherwise).
         longest_line_chars: Bytes in the key of the longest prose line (0 when no line is long).
         invisible_chars: Invisible characters anywhere (zero-width, format, control, non-ASCII spaces).
         symbol_chars: Pictographic characters anywhere (emoji, dingbats, private use).
@@ -373,6 +375,7 @@ class FormatMetrics:
     junk_lines: int = 0
     bare_lines: int = 0
     repeated_remarks: int = 0
+    opener_share: float = 0.0
     longest_line_chars: int = 0
     invisible_chars: int = 0
     symbol_chars: int = 0
@@ -457,6 +460,7 @@ _REPETITION_METRICS = {
     "echo_rate": "echo_rate",
     "bare_lines": "bare_lines",
     "repeated_remarks": "remarks",
+    "opener_share": "opener_share",
 }
 _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 

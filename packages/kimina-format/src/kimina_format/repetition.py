@@ -96,13 +96,31 @@ _REMARK = re.compile(
 )
 # Fewest occurrences of one remark for it to count towards `repeated_remarks`: `Wait.` said twice is nothing.
 _REMARK_REPEATS = 3
-# A remark said within a line (`_inline_remarks`): a sentence of 24 key bytes at most, of letters, commas and
-# apostrophes alone, that opens a line (`Hmm, wait.` then more), or closes one (searched reversed: `... = 3$ Wait.`).
-# A closing one must start with a capital letter, checked on the text with its case: a sentence that goes on after
-# a formula is a verdict (`$n = 7$ is prime.`). The gate, on keys (case folded), takes both.
-_OPENING_REMARK = re.compile(rb"\n([a-z',]{2,24}[.!?]+)[^\n]")
-_CLOSING_REMARK = re.compile(rb"\n([.!?]+[a-z',]{2,24})[^a-z',\n]")
-_CLOSING_CAPITALISED = re.compile(rb"\n([.!?]+[a-z',]{1,23}[A-Z])[^a-zA-Z',\n]")
+# A remark said within a line (`_inline_remarks`): a sentence of 24 key bytes at most, of letters, commas,
+# apostrophes, hyphens and emphasis marks alone, that opens a line (`Hmm, wait.` then more), or closes one (searched
+# reversed: `... = 3$ Wait.`). The gate, on keys (case folded, spaces deleted), takes both. The confirmation reads
+# the text with its spaces, and its case for a closing one: an opening sentence ends before a space (`Real.sqrt` is
+# a name), and a closing one is a sentence of its own with a capital letter, after a space and no word (a sentence
+# that goes on from a formula is a verdict, `$n = 7$ is prime.`).
+_WORD_BYTE = rb"(?:[a-z',*_-]|\xe2\x80[\x98\x99])"  # `’` and `‘` too
+_REMARK_END = rb"(?:[.!?]|\xe2\x80\xa6)+[*_]*"  # `…` too, and the emphasis closed after it
+_INLINE_REMARK_BYTES = 24
+# The gate's patterns use byte classes alone (an alternation in a repeat costs four times more): the bytes of `’`,
+# `‘` and `…` are taken one by one, which can only find more.
+_OPENING_REMARK = re.compile(rb"\n([a-z',*_\x80\x98\x99\xe2-]{2,24}[.!?\x80\xa6\xe2]+[*_]*)[^\n]")
+_CLOSING_REMARK = re.compile(rb"\n([*_]*[.!?\x80\xa6\xe2]+[a-z',*_\x80\x98\x99\xe2-]{2,24})[^a-z',*_\n-]")
+_OPENING_SPACED = re.compile(
+    rb"\n[ \t]*(" + _WORD_BYTE + rb"(?:" + _WORD_BYTE + rb"|[ \t]){1,40}?" + _REMARK_END + rb")[ \t]"
+)
+_CLOSING_SPACED = re.compile(
+    rb"\n[ \t]*([*_]*(?:[.!?]|\xa6\x80\xe2)+(?:[a-z',*_ \t-]|\x98\x80\xe2|\x99\x80\xe2){0,40}?[A-Z])[*_]*[ \t]+[^a-zA-Z',*_\n \t-]"
+)
+# The word that opens a line before a comma, a dash or an ellipsis (`Wait, ...`, `*Hmm*... `), on keys; not in a
+# line that ends in a colon, a lead-in (`In Lean 4, we can write:`), which may come before every block.
+_OPENER = re.compile(rb"\n[*_>]*([a-z']{2,12})[*_]*(?:,|\xe2\x80[\x93\x94\xa6]|\.\.\.)(?![^\n]*:\n)")
+# Fewest lines one opener must open before its share is measured: a short thinking may open a third of its lines
+# with `So,`, and a stock phrase written 30 times across a thinking (`Hmm, this doesn't seem right.`) is no tic.
+_OPENER_FLOOR = 40
 # Lines before a tactic block that lead into it (`Let me write it.` then `In Lean 4, we can write:`), each counted
 # once less.
 _REMARK_LEAD_INS = 2
@@ -209,6 +227,8 @@ class Repetition(NamedTuple):
             phrase written twice), when `_MIN_ECHOES` lines at least do (0 otherwise; see `_echo_rate`).
         bare_lines: Prose lines of punctuation marks and symbols with one letter or digit at most, when more than
             `max_bare_lines` or a third of the lines (0 otherwise; see `_bare_lines`).
+        opener_share: Share of the non-blank lines that the most common opener opens (a word before a comma, a dash
+            or an ellipsis: `Wait, ...`), when it opens `_OPENER_FLOOR` lines or more (0 otherwise).
         remarks: Occurrences, all together, of the remarks that each occur three times or more (`Wait.` on its own
             line, or opening or closing a line), lead-ins aside, when more than `max_repeated_remarks` (0 otherwise;
             see `_repeated_remarks`).
@@ -241,6 +261,7 @@ class Repetition(NamedTuple):
     echo_rate: float = 0.0
     bare_lines: int = 0
     remarks: int = 0
+    opener_share: float = 0.0
 
 
 def measure_repetition(
@@ -283,6 +304,7 @@ def measure_repetition(
     template, alike = _templates(units, key_lines, config, text_lines, edges)
     medium = _medium_repeats(units, key_lines, len(units) - len(long), config, edges)
     remarks = _repeated_remarks(data, keys, line_counts, config, edges)
+    openers = _opener_share(keys, sum(line_counts.values())) if config.max_opener_share is not None else 0.0
     short_loop = _short_loop(key_lines, line_counts, top_line, config, text_lines, edges)
     counts = Counter(long)
     reworded = _reworded_copies(long, counts, key_lines, config, text_lines)
@@ -314,6 +336,7 @@ def measure_repetition(
             echo_rate=echoes,
             bare_lines=bare,
             remarks=remarks,
+            opener_share=openers,
         )
     most = max(counts.values())
     ratio = 1.0 - len(counts) / len(long)
@@ -359,6 +382,7 @@ def measure_repetition(
         echoes,
         bare,
         remarks,
+        openers,
     )
 
 
@@ -998,35 +1022,54 @@ def _repeated_remarks(
             if len(key) < least and _REMARK.fullmatch(key)
         }
     )
-    inline = _inline_remarks(keys, keys)
+    inline = _inline_remarks(keys)
     if remarks.total() + inline <= limit:
         return 0
     # Confirmed with their digits: a value's verdict (`27 is not a square.`) is an enumeration's, not a remark.
-    cased = data.translate(None, b" \t")
-    exact = cased.translate(_KEY_TABLE)
+    exact = data.translate(_KEY_TABLE, b" \t")
     lines = exact.split(b"\n")
     remarks = Counter(compress(lines, map(remarks.__contains__, lines)))
     _take_lead_ins(remarks, lines, edges(), _REMARK_LEAD_INS)
-    found = sum([n for n in remarks.values() if n >= _REMARK_REPEATS]) + (
-        _inline_remarks(exact, cased) if inline else 0
-    )
+    found = sum([n for n in remarks.values() if n >= _REMARK_REPEATS]) + (_spaced_remarks(data) if inline else 0)
     return found if found > limit else 0
 
 
-def _inline_remarks(folded: bytes, closing: bytes) -> int:
-    """Occurrences of the short sentences written `_REMARK_REPEATS` times or more that open or close a line.
+def _opener_share(keys: bytes, lines: int) -> float:
+    """The share of the `lines` (non-blank) that the most common `_OPENER` opens, from `_OPENER_FLOOR` lines on.
 
-    `folded` is lines of keys (case folded, spaces deleted), where the opening sentences are found (more follows on
-    their line). The closing ones are found on `closing`, reversed, so that both scans start at a newline, which `re`
-    finds fast: `closing` is `folded` for the gate (any closing sentence counts), or the same lines with their case
-    (a closing sentence must start with a capital letter: no verdict that goes on from a formula).
+    `keys` is the prose's lines of keys. A verbal tic at the head of every line or two (`Wait, `, `Hmm, `) makes
+    no line a remark; real reasoning opens at most 12% of its lines with one such word (`Wait,` 85 times in 853).
     """
-    found = Counter(_OPENING_REMARK.findall(b"\n" + folded))
-    if closing is folded:
-        found.update(_CLOSING_REMARK.findall(b"\n" + folded[::-1]))
-    else:
-        found.update(key.lower() for key in _CLOSING_CAPITALISED.findall(b"\n" + closing[::-1]))
+    most = max(Counter(_OPENER.findall(b"\n" + keys + b"\n")).values(), default=0)
+    return most / lines if most >= _OPENER_FLOOR else 0.0
+
+
+def _inline_remarks(keys: bytes) -> int:
+    """Occurrences of the short sentences written `_REMARK_REPEATS` times or more that open or close a line, by keys.
+
+    `keys` is lines of keys (case folded, spaces deleted). A sentence opens a line when more follows it on the line,
+    and closes one when it follows no word. The closing ones are found on the reversed keys, so that both scans
+    start at a newline, which `re` finds fast. A gate: `_spaced_remarks` confirms on the text.
+    """
+    found = Counter(_OPENING_REMARK.findall(b"\n" + keys))
+    found.update(_CLOSING_REMARK.findall(b"\n" + keys[::-1]))
     return sum([n for n in found.values() if n >= _REMARK_REPEATS])
+
+
+def _spaced_remarks(data: bytes) -> int:
+    """`_inline_remarks` confirmed on `data` (the prose in UTF-8), spaces, digits and case kept.
+
+    An opening sentence must end before a space, and a closing one start with a capital letter after a space, with
+    no word before it (both counted by their keys, of 24 bytes at most).
+    """
+    found = Counter(_OPENING_SPACED.findall(b"\n" + data.translate(_KEY_TABLE)))
+    found.update(key[::-1] for key in _CLOSING_SPACED.findall(b"\n" + data[::-1]))
+    keys: Counter[bytes] = Counter()
+    for sentence, n in found.items():
+        key = sentence.translate(_KEY_TABLE, b" \t")
+        if len(key) <= _INLINE_REMARK_BYTES:
+            keys[key] += n
+    return sum([n for n in keys.values() if n >= _REMARK_REPEATS])
 
 
 def _segments(where: Sequence[int], start: int, end: int, edges: Sequence[int]) -> list[tuple[int, int]]:

@@ -113,6 +113,30 @@ def final_code_block(c: Completion, m: FormatMetrics, config: FormatConfig) -> l
     return violations
 
 
+def _remarks(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Rule 3's bounds on a verbal tic: remarks said again and again, and one word opening line after line."""
+    violations = []
+    limit = config.max_repeated_remarks
+    if limit is not None and m.repeated_remarks > limit:
+        violations.append(
+            Violation(
+                Code.SHORT_LINE_REPEATS,
+                f"short remarks of words alone, each written three times or more, occur {m.repeated_remarks} times in"
+                f" all (limit {limit})",
+            )
+        )
+    share = config.max_opener_share
+    if share is not None and m.opener_share > share:
+        violations.append(
+            Violation(
+                Code.SHORT_LINE_REPEATS,
+                f"{m.opener_share:.0%} of the prose lines open with one word before a comma, a dash or an ellipsis"
+                f" (`Wait, ...`; limit {share:.0%})",
+            )
+        )
+    return violations
+
+
 def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
     """Rule 3: no long prose line repeated too often, no passage looping, no line with too many near-duplicates."""
     violations = []
@@ -211,15 +235,7 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
                 f"a short prose line occurs {m.short_line_repeats} times (limit {limit})",
             )
         )
-    limit = config.max_repeated_remarks
-    if limit is not None and m.repeated_remarks > limit:
-        violations.append(
-            Violation(
-                Code.SHORT_LINE_REPEATS,
-                f"short remarks of words alone, each written three times or more, occur {m.repeated_remarks} times in"
-                f" all (limit {limit})",
-            )
-        )
+    violations += _remarks(m, config)
     limit = config.max_paragraph_repeats
     if limit is not None and m.paragraph_repeats > limit:
         violations.append(
