@@ -1,10 +1,12 @@
 """Short remarks said over and over (kimina-format 0.10.0): `max_repeated_remarks`.
 
-A remark (`Wait.`, `Hmm, okay.`, `Let me check:`) after every line or two of the thinking stayed under every bound on
-one line (`max_short_line_repeats`, 250), so `Wait.` after every prose line kept the full score on 145 of 188 rows,
-ten remarks in turn after every line on every row that took them. The remarks written three times or more are now
-counted all together. Each attack edits only the rows where it adds more remarks than the bound plus a margin (the
-bound lets shorter thinkings keep up to 60 by design); each look-alike, a healthy edit, must leave every row its score.
+A remark (`Wait.`, `Hmm, okay.`, `Let me check.`) after every line or two of the thinking stayed under every bound on
+one line (`max_short_line_repeats`, 250), so `Wait.` after every prose line kept the full score on 147 of 188 rows,
+ten remarks in turn after every line on every row that took them. The remarks written three times or more, on their
+own lines or opening or closing one, are now counted all together, and `max_opener_share` bounds one word opening
+line after line (`Wait, ...`). Each attack edits only the rows where it adds more remarks than the bound plus a
+margin (the bound lets shorter thinkings keep up to 60 by design); each look-alike, a healthy edit, must leave every
+row its score.
 """
 
 from __future__ import annotations

@@ -85,15 +85,14 @@ _OFTEN = 5
 # `Correct ✓`), with two Latin letters in a row, a CJK character or a check mark: no formula. Its lines are confirmed
 # to hold no digit (a value's verdict, `27 is not a square.`, is an enumeration's), and a key that ends in a colon is
 # none: it leads into what follows (`So:`, then a formula on its own line).
-_REMARK_LETTER = rb"[a-z]|[\xe4-\xe9][\x80-\xbf][\x80-\xbf]"  # CJK ideographs: three bytes, lead E4 to E9
+_CJK = rb"[\xe4-\xe9][\x80-\xbf][\x80-\xbf]"  # CJK ideographs: three bytes, lead E4 to E9
+_REMARK_LETTER = rb"[a-z]|" + _CJK
 _REMARK_MARK = rb"\xe2\x9c[\x85\x93\x94\x97\x98]|\xe2\x9d\x8c"  # ✅ ✓ ✔ ✗ ✘ ❌
 _REMARK_BYTE = (
     rb"(?:" + _REMARK_LETTER + rb"|" + _REMARK_MARK + rb"|[.,!?;:'\"()*_>`~#-]|\xe2\x80[\x93\x94\x98\x99\x9c\x9d\xa6]"
     rb"|\xe3\x80[\x80-\xbf]|\xef\xbc[\x80-\xbf])*"  # quotes, dashes, ellipsis; CJK and full-width punctuation
 )
-_REMARK = re.compile(
-    _REMARK_BYTE + rb"(?:[a-z]{2}|[\xe4-\xe9][\x80-\xbf][\x80-\xbf]|" + _REMARK_MARK + rb")" + _REMARK_BYTE + rb"(?<!:)"
-)
+_REMARK = re.compile(_REMARK_BYTE + rb"(?:[a-z]{2}|" + _CJK + rb"|" + _REMARK_MARK + rb")" + _REMARK_BYTE + rb"(?<!:)")
 # Fewest occurrences of one remark for it to count towards `repeated_remarks`: `Wait.` said twice is nothing.
 _REMARK_REPEATS = 3
 # A remark said within a line (`_inline_remarks`): a sentence of 24 key bytes at most, of letters, commas,
@@ -107,8 +106,9 @@ _REMARK_END = rb"(?:[.!?]|\xe2\x80\xa6)+[*_]*"  # `…` too, and the emphasis cl
 _INLINE_REMARK_BYTES = 24
 # The gate's patterns use byte classes alone (an alternation in a repeat costs four times more): the bytes of `’`,
 # `‘` and `…` are taken one by one, which can only find more.
-_OPENING_REMARK = re.compile(rb"\n([a-z',*_\x80\x98\x99\xe2-]{2,24}[.!?\x80\xa6\xe2]+[*_]*)[^\n]")
-_CLOSING_REMARK = re.compile(rb"\n([*_]*[.!?\x80\xa6\xe2]+[a-z',*_\x80\x98\x99\xe2-]{2,24})[^a-z',*_\n-]")
+_INLINE_WORD = rb"[a-z',*_\x80\x98\x99\xe2-]{2,%d}" % _INLINE_REMARK_BYTES
+_OPENING_REMARK = re.compile(rb"\n(" + _INLINE_WORD + rb"[.!?\x80\xa6\xe2]+[*_]*)[^\n]")
+_CLOSING_REMARK = re.compile(rb"\n([*_]*[.!?\x80\xa6\xe2]+" + _INLINE_WORD + rb")[^a-z',*_\n-]")
 _OPENING_SPACED = re.compile(
     rb"\n[ \t]*(" + _WORD_BYTE + rb"(?:" + _WORD_BYTE + rb"|[ \t]){1,40}?" + _REMARK_END + rb")[ \t]"
 )
@@ -304,7 +304,7 @@ def measure_repetition(
     template, alike = _templates(units, key_lines, config, text_lines, edges)
     medium = _medium_repeats(units, key_lines, len(units) - len(long), config, edges)
     remarks = _repeated_remarks(data, keys, line_counts, config, edges)
-    openers = _opener_share(keys, sum(line_counts.values())) if config.max_opener_share is not None else 0.0
+    openers = _opener_share(keys, sum(line_counts.values()), config.max_opener_share)
     short_loop = _short_loop(key_lines, line_counts, top_line, config, text_lines, edges)
     counts = Counter(long)
     reworded = _reworded_copies(long, counts, key_lines, config, text_lines)
@@ -1006,10 +1006,10 @@ def _repeated_remarks(
     Measured when more than `max_repeated_remarks` (0 otherwise). A remark is a prose line under
     `repetition_min_chars` key bytes of words alone (`_REMARK`: `Wait.`, `Hmm, okay.`, `*Let me check.*`), no
     formula, value or lead-in ending in a colon; or a short sentence of words alone that opens a line or closes one
-    after another sentence (`_inline_remarks`: `Hmm, wait.` before every line). `counts` holds every non-blank key's count and `keys` the
-    keys' lines: the few line keys that occur often enough are selected in C, the sentences found by two regex
-    scans, and only when they break the bound are they confirmed on `data` (the prose in UTF-8), digits kept, and
-    the lead-ins taken out.
+    as a sentence of its own (`_inline_remarks`: `Hmm, wait.` before every line). `counts` holds every non-blank
+    key's count and `keys` the keys' lines: the few line keys that occur often enough are selected in C, the
+    sentences found by two regex scans, and only when they break the bound are they confirmed on `data` (the prose
+    in UTF-8), digits kept, and the lead-ins taken out.
     """
     limit = config.max_repeated_remarks
     if limit is None:
@@ -1034,12 +1034,14 @@ def _repeated_remarks(
     return found if found > limit else 0
 
 
-def _opener_share(keys: bytes, lines: int) -> float:
+def _opener_share(keys: bytes, lines: int, limit: float | None) -> float:
     """The share of the `lines` (non-blank) that the most common `_OPENER` opens, from `_OPENER_FLOOR` lines on.
 
-    `keys` is the prose's lines of keys. A verbal tic at the head of every line or two (`Wait, `, `Hmm, `) makes
+    Not measured (0) when there is no `limit`. `keys` is the prose's lines of keys. A verbal tic at the head of every line or two (`Wait, `, `Hmm, `) makes
     no line a remark; real reasoning opens at most 12% of its lines with one such word (`Wait,` 85 times in 853).
     """
+    if limit is None:
+        return 0.0
     most = max(Counter(_OPENER.findall(b"\n" + keys + b"\n")).values(), default=0)
     return most / lines if most >= _OPENER_FLOOR else 0.0
 
