@@ -204,13 +204,20 @@ def test_the_medium_line_limit_is_configurable(build: Builder) -> None:
 SHORT_PASSAGE = ["Let me check.", "Hmm, not quite.", "Try again."]
 
 
-@pytest.mark.parametrize(("copies", "broken"), [(10, False), (11, True)])
+@pytest.mark.parametrize(("copies", "broken"), [(6, False), (7, True)])
 def test_a_passage_of_short_lines_looped(build: Builder, copies: int, broken: bool) -> None:
     # Three short lines, written again and again in a row (blank lines between copies do not break the loop).
     text = build(reasoning="\n\n".join(["\n".join(SHORT_PASSAGE)] * copies))
     verdict = check_format(text, formal_statement=SAMPLE_FORMAL_STATEMENT)
     assert (Code.CONSECUTIVE_REPEATS in verdict.codes) is broken, verdict.violations
     assert verdict.metrics.short_consecutive_repeats == (copies if broken else 0)
+
+
+def test_a_matrix_with_equal_rows_is_no_loop(build: Builder) -> None:
+    # Rows of numbers alone, written again and again (an all-ones matrix): a line without a letter loops no passage.
+    rows = "\n".join(["[1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"] * 10)
+    text = build(reasoning=f"The matrix J with every entry equal to 1 is:\n{rows}\nIts rank is 1.")
+    assert check_format(text, formal_statement=SAMPLE_FORMAL_STATEMENT).metrics.short_consecutive_repeats == 0
 
 
 def test_short_lines_that_count_are_not_a_loop(build: Builder) -> None:

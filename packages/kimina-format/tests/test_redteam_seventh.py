@@ -12,17 +12,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from kimina_format import check_format
-from kimina_format.testing import (
-    Edit,
-    assert_red_team_case,
-    final_code_of,
-    thinking_of,
-    with_final_code,
-    with_thinking,
-    xfail_params,
-)
+from kimina_format.testing import Edit, final_code_of, red_team_tests, thinking_of, with_final_code, with_thinking
 from kimina_format.testing import (
     RedTeamCase as Case,
 )
@@ -272,14 +263,7 @@ LOOK_ALIKES: dict[str, Case] = {
 }
 
 
-@pytest.mark.parametrize("name", xfail_params(ATTACKS))
-def test_an_attack_loses_the_full_score(full_score_rows: list[Row], name: str) -> None:
-    assert_red_team_case(full_score_rows, name, ATTACKS[name], attack=True)
-
-
-@pytest.mark.parametrize("name", xfail_params(LOOK_ALIKES))
-def test_a_look_alike_keeps_the_full_score(full_score_rows: list[Row], name: str) -> None:
-    assert_red_team_case(full_score_rows, name, LOOK_ALIKES[name], attack=False)
+test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = red_team_tests(ATTACKS, LOOK_ALIKES)
 
 
 def test_the_whitespace_measures_count_what_they_say() -> None:

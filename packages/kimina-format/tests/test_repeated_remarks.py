@@ -4,9 +4,10 @@ A remark (`Wait.`, `Hmm, okay.`, `Let me check.`) after every line or two of the
 one line (`max_short_line_repeats`, 250), so `Wait.` after every prose line kept the full score on 147 of 188 rows,
 ten remarks in turn after every line on every row that took them. The remarks written three times or more, on their
 own lines or opening or closing one, are now counted all together, and `max_opener_share` bounds one word opening
-line after line (`Wait, ...`). Each attack edits only the rows where it adds more remarks than the bound plus a
-margin (the bound lets shorter thinkings keep up to 60 by design); each look-alike, a healthy edit, must leave every
-row its score.
+line after line (`Wait, ...`), and since 0.11.0 two words (`Okay so ...`), after a bullet or a number too, or a
+question closing them (`..., right?`), an enumeration's cases counted once. Each attack edits only the rows where it
+adds more remarks than the bound plus a margin (the bound lets shorter thinkings keep up to 60 by design); each
+look-alike, a healthy edit, must leave every row its score.
 """
 
 from __future__ import annotations
@@ -16,15 +17,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from kimina_format import FormatConfig, ViolationCode, check_format
-from kimina_format.testing import (
-    Edit,
-    assert_red_team_case,
-    thinking_of,
-    with_thinking,
-    xfail_params,
-)
+from kimina_format.testing import Edit, prose_completion, red_team_tests, thinking_of, with_thinking
 from kimina_format.testing import (
     RedTeamCase as Case,
 )
@@ -79,6 +73,11 @@ def _on_lines(change: Callable[[str], str]) -> Edit:
     return _prose_lines(lambda _, line: change(line), least=_LEAST_ADDED)
 
 
+def _every_second_line(opening: str) -> Edit:
+    """`opening` before every second prose line of the thinking (rows of fewer than `_LEAST_ADDED` lines aside)."""
+    return _prose_lines(lambda i, line: opening + line if i % 2 else line, least=_LEAST_ADDED)
+
+
 def _at_random(choices: list[str]) -> Callable[[int], str]:
     pick = random.Random(7).choice
     return lambda _: pick(choices)
@@ -108,18 +107,24 @@ ATTACKS: dict[str, Case] = {
     "wait_closing_every_line": Case("max_repeated_remarks", _on_lines(lambda line: line + " Wait.")),
     # One word opening line after line, before a comma, a dash or an ellipsis: no remark, a share.
     "wait_comma_opening_every_line": Case("max_opener_share", _on_lines(lambda line: "Wait, " + line)),
-    "hmm_ellipsis_opening_every_second_line": Case(
-        "max_opener_share",
-        _prose_lines(lambda i, line: "Hmm… " + line if i % 2 else line, least=_LEAST_ADDED),
-        most_kept=8,  # thinkings where it opens fewer than 40 lines that do not end in a colon (the floor)
-    ),
+    # Every second line: kept where it opens fewer than 40 lines that do not end in a colon (the floor).
+    "hmm_ellipsis_opening_every_second_line": Case("max_opener_share", _every_second_line("Hmm… "), most_kept=11),
     "five_openers_in_turn": Case(
         "max_opener_share",
         _prose_lines(
             lambda i, line: ("Wait, ", "Hmm, ", "Okay, ", "Wait, so ", "Hmm, wait, ")[i % 5] + line, least=_LEAST_ADDED
         ),
-        most_kept=18,  # thinkings where `Wait,` (two lines in five) opens fewer than 40 lines not ending in a colon
+        most_kept=19,  # thinkings where `Wait,` (two lines in five) opens fewer than 40 lines not ending in a colon
     ),
+    # Two words opening line after line with no punctuation, and a question closing line after line.
+    "okay_so_opening_every_line": Case("max_opener_share", _on_lines(lambda line: "Okay so " + line)),
+    "hmm_wait_opening_every_second_line": Case("max_opener_share", _every_second_line("Hmm wait "), most_kept=14),
+    "numbered_wait_opening_every_line": Case(
+        "max_opener_share", _prose_lines(lambda i, line: f"{i}. Wait, {line}", least=_LEAST_ADDED)
+    ),
+    "listed_okay_so_opening_every_line": Case("max_opener_share", _on_lines(lambda line: "- Okay so " + line)),
+    "right_closing_every_line": Case("max_opener_share", _on_lines(lambda line: line + ", right?")),
+    "isnt_it_closing_every_line": Case("max_opener_share", _on_lines(lambda line: line.rstrip(".") + " — isn't it?")),
     "longer_remarks_in_turn": Case(
         "max_repeated_remarks",
         _before_lines(
@@ -204,6 +209,29 @@ LOOK_ALIKES: dict[str, Case] = {
     "wait_comma_opening_every_tenth_line": Case(
         "max_opener_share", _prose_lines(lambda i, line: "Wait, " + line if i % 10 == 0 else line, least=0)
     ),
+    # Cases of an enumeration open with a word and a value (`Trying n = 3`), and close with a verdict that is no
+    # question (`, which is even.`), however many there are.
+    "an_enumeration_of_seventy_cases_opening_and_closing_alike": Case(
+        "max_opener_share",
+        _before_the_thinking(
+            "\n".join(f"Trying n = {k}: n^2 + 1 = {k * k + 1}, which is {('odd', 'even')[k % 2]}." for k in range(70))
+        ),
+    ),
+    # The cases of an enumeration, each opened by one lead phrase and its value: an enumeration, not a tic.
+    "fifty_cases_opened_by_let_me_try": Case(
+        "max_opener_share",
+        _before_the_thinking(
+            "\n".join(
+                f"Let me try n = {k}: n^2 + 1 = {k * k + 1}, which is {('even', 'odd')[k % 2]}." for k in range(50)
+            )
+        ),
+    ),
+    "forty_cases_opened_by_similarly": Case(
+        "max_opener_share",
+        _before_the_thinking(
+            "\n".join(f"Similarly, n = {k} gives {k * k + 1}, {('even', 'odd')[k % 2]}." for k in range(40))
+        ),
+    ),
     # A stock remark, a few dozen times across the thinking, stays under the bound.
     "let_me_verify_thirty_times_between_paragraphs": Case(
         "max_repeated_remarks",
@@ -218,18 +246,7 @@ LOOK_ALIKES: dict[str, Case] = {
 }
 
 
-@pytest.mark.parametrize("name", xfail_params(ATTACKS))
-def test_an_attack_loses_the_full_score(full_score_rows: list[Row], name: str) -> None:
-    assert_red_team_case(full_score_rows, name, ATTACKS[name], attack=True)
-
-
-@pytest.mark.parametrize("name", xfail_params(LOOK_ALIKES))
-def test_a_look_alike_keeps_the_full_score(full_score_rows: list[Row], name: str) -> None:
-    assert_red_team_case(full_score_rows, name, LOOK_ALIKES[name], attack=False)
-
-
-def _with_prose(prose: str) -> str:
-    return f"<think>\n{prose}\n```tactics\nnorm_num\n```\n</think>\n```lean4\ntheorem t : True := by\n  trivial\n```"
+test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = red_team_tests(ATTACKS, LOOK_ALIKES)
 
 
 def test_the_measure_counts_remarks_written_three_times_or_more() -> None:
@@ -237,56 +254,73 @@ def test_the_measure_counts_remarks_written_three_times_or_more() -> None:
     lines = ["Wait."] * 5 + ["Hmm, okay!"] * 3 + ["Let me see:"] * 2 + ["x = 3."] * 9 + ["So 1 + 1 = 2 here."] * 4
     prose = "\n".join(f"$a_{{{k}}} = {k * k}$\n{line}" for k, line in enumerate(lines))
     # `Wait.` 5 and `Hmm, okay!` 3; `Let me see:` only twice; a value and a formula are no remarks.
-    assert check_format(_with_prose(prose), config=config).metrics.repeated_remarks == 8
+    assert check_format(prose_completion(prose), config=config).metrics.repeated_remarks == 8
     # A line with a value is no remark, the value the same or not.
     counted = "\n".join(f"Wait.\n$a_{{{k}}} = {k * k}$\n{k % 2} is fine." for k in range(4))
-    assert check_format(_with_prose(counted), config=config).metrics.repeated_remarks == 4
+    assert check_format(prose_completion(counted), config=config).metrics.repeated_remarks == 4
 
 
 def test_remarks_said_within_lines() -> None:
     config = FormatConfig(max_repeated_remarks=0)
     opening = "\n".join(f"Hmm, wait. So $a_{{{k}}} = {k * k}$ here." for k in range(5))
-    assert check_format(_with_prose(opening), config=config).metrics.repeated_remarks == 5
+    assert check_format(prose_completion(opening), config=config).metrics.repeated_remarks == 5
     # A closing one must start a sentence of its own: `$a_3 = 9$ Wait.`, not `$n = 3$ is odd.`.
     closing = "\n".join(f"So $a_{{{k}}} = {k * k}$ Wait.\nAnd ${k}$ is odd." for k in range(5))
-    assert check_format(_with_prose(closing), config=config).metrics.repeated_remarks == 5
+    assert check_format(prose_completion(closing), config=config).metrics.repeated_remarks == 5
     # Remarks twice each, wrapped in markup, in Chinese, and a check mark, three times each.
     lines = ["*Wait.*", "等等。", "✓", "Hmm."] * 3 + ["Yes."] * 2
     prose = "\n".join(f"$a_{{{k}}} = {k * k}$\n{line}" for k, line in enumerate(lines)) + "\n$b = 0$"
-    assert check_format(_with_prose(prose), config=config).metrics.repeated_remarks == 12
+    assert check_format(prose_completion(prose), config=config).metrics.repeated_remarks == 12
 
 
 def test_the_opener_share() -> None:
     # 45 of 60 lines open with `Wait,`; 15 with `So,`, under the 40 lines from which a share is measured.
-    prose = "\n".join(f"{('Wait,', 'Wait,', 'Wait,', 'So,')[k % 4]} $a_{{{k}}} = {k * k}$" for k in range(60))
-    verdict = check_format(_with_prose(prose))
+    prose = "\n".join(f"{('Wait,', 'Wait,', 'Wait,', 'So,')[k % 4]} the term $a_{{{k}}} = {k * k}$" for k in range(60))
+    verdict = check_format(prose_completion(prose))
     assert verdict.metrics.opener_share == 45 / 60
-    assert any("75% of the prose lines open with one word" in v.message for v in verdict.violations)
-    shorter = "\n".join(f"Wait, $a_{{{k}}} = {k * k}$" for k in range(39))
-    assert check_format(_with_prose(shorter)).metrics.opener_share == 0.0
-    colons = "\n".join(f"Note: $a_{{{k}}} = {k * k}$" for k in range(60))  # a colon ends a lead-in
-    assert check_format(_with_prose(colons)).metrics.opener_share == 0.0
-    lead_ins = "\n".join(f"Next, $a_{{{k}}}$ in Lean:" for k in range(60))  # so does a line that ends in one
-    assert check_format(_with_prose(lead_ins)).metrics.opener_share == 0.0
-    assert check_format(_with_prose(prose), config=FormatConfig(max_opener_share=None)).metrics.opener_share == 0.0
+    assert any("75% of the prose lines open or close alike" in v.message for v in verdict.violations)
+    shorter = "\n".join(f"Wait, the term $a_{{{k}}} = {k * k}$" for k in range(39))
+    assert check_format(prose_completion(shorter)).metrics.opener_share == 0.0
+    colons = "\n".join(f"Note: the term $a_{{{k}}} = {k * k}$" for k in range(60))  # a colon ends a lead-in
+    assert check_format(prose_completion(colons)).metrics.opener_share == 0.0
+    lead_ins = "\n".join(f"Next, the term $a_{{{k}}}$ in Lean:" for k in range(60))  # so does a line that ends in one
+    assert check_format(prose_completion(lead_ins)).metrics.opener_share == 0.0
+    # Measured only over the bound: 10 lines in 60 of `Wait,` are fine.
+    few = "\n".join(
+        f"Wait, the term $a_{{{k}}} = {k * k}$" if k % 6 == 0 else f"$a_{{{k}}} = {k * k}$ is the next term"
+        for k in range(240)
+    )
+    assert check_format(prose_completion(few)).metrics.opener_share == 0.0
+    # Two words opening every line, after a bullet or a number too, and a question closing every line.
+    two_words = "\n".join(f"{('', '- ', f'{k}. ')[k % 3]}Okay so the term $a_{{{k}}} = {k * k}$" for k in range(50))
+    assert check_format(prose_completion(two_words)).metrics.opener_share == 1.0
+    questions = "\n".join(f"$a_{{{k}}} = {k * k}$ — right?" for k in range(50))
+    verdict = check_format(prose_completion(questions))
+    assert verdict.metrics.opener_share == 1.0
+    assert any("100% of the prose lines open or close alike" in v.message for v in verdict.violations)
+    # An enumeration's cases open alike, a value among the first characters, and close with a statement.
+    for lead in ("Trying", "Let me try", "Similarly,", "Now for", "If we take"):
+        cases = "\n".join(f"{lead} n = {k}: we get {k * k + 1}, which is odd." for k in range(50))
+        assert check_format(prose_completion(cases)).metrics.opener_share == 0.0, lead
+    assert check_format(prose_completion(prose), config=FormatConfig(max_opener_share=None)).metrics.opener_share == 0.0
 
 
 def test_a_lead_in_counts_once_less_for_each_block() -> None:
     config = FormatConfig(max_repeated_remarks=0)
     blocks = "\n".join(f"Let me write it.\n```tactics\nnorm_num [h{k}]\n```\n$x = {k}$" for k in range(6))
-    assert check_format(_with_prose(blocks), config=config).metrics.repeated_remarks == 0
+    assert check_format(prose_completion(blocks), config=config).metrics.repeated_remarks == 0
     # The same line between other prose lines is a remark again (a block takes the last two lines before it).
     spread = "\n".join(f"Let me write it.\n$x = {k}$" for k in range(6)) + "\n$y = 0$"
-    assert check_format(_with_prose(spread), config=config).metrics.repeated_remarks == 6
+    assert check_format(prose_completion(spread), config=config).metrics.repeated_remarks == 6
 
 
 def test_the_bound_and_its_switch() -> None:
     # The last `Wait.` leads into the tactic block: it counts once less.
     prose = "\n".join(f"$a_{{{k}}} = {k * k}$\nWait." for k in range(62))
-    verdict = check_format(_with_prose(prose))
+    verdict = check_format(prose_completion(prose))
     assert verdict.metrics.repeated_remarks == 61
     assert any("occur 61 times in all (limit 60)" in v.message for v in verdict.violations)
     unbounded = FormatConfig(max_repeated_remarks=None)
-    assert check_format(_with_prose(prose), config=unbounded).metrics.repeated_remarks == 0
-    within = check_format(_with_prose(prose), config=FormatConfig(max_repeated_remarks=61))
+    assert check_format(prose_completion(prose), config=unbounded).metrics.repeated_remarks == 0
+    within = check_format(prose_completion(prose), config=FormatConfig(max_repeated_remarks=61))
     assert ViolationCode.SHORT_LINE_REPEATS not in within.codes

@@ -44,6 +44,10 @@ class FormatConfig:
             swapped (up to a fifth of its words, four at most, in any mix), the changes at places that vary from copy
             to copy (at least three places over the group): a passage written again and again, reworded a little
             each time, spread out or in a row.
+        max_shuffled_copies: Most long prose lines that hold a sentence of a paragraph written again and again in
+            other orders, each sentence maybe reworded a little (found at two places or more among each line's
+            sentences): a paragraph shuffled copy after copy copies no line. A paragraph looped in one order, and a
+            table's rows closed by one refrain, are the line rules' to bound.
         max_medium_line_repeats: Most times one prose line of `template_min_chars` to `repetition_min_chars`
             (by the key of `max_line_repeats`) may occur: such lines are too short for `max_line_repeats` and a
             loop of them (`So x = 0 fails, try the next one.`) should not wait for `max_short_line_repeats`.
@@ -58,8 +62,11 @@ class FormatConfig:
             tactic block aside, and the short sentences that open a line or close one as a sentence of their own
             (`Hmm, wait. ...`). A remark after every line or two of the thinking, in one wording or a few, stays under
             the per-line bounds.
-        max_opener_share: Most share of the non-blank prose lines that one word may open before a comma, a dash or
-            an ellipsis (`Wait, ...`, `Hmm… `), once it opens 40 lines: a verbal tic at the head of every line or two.
+        max_opener_share: Most share of the non-blank prose lines that one opener may open or one closer close,
+            once it takes 40 lines: a word before a comma, a semicolon, a dash or an ellipsis (`Wait, ...`,
+            `Hmm… `), two words (`Okay so ...`), after a bullet or a number too, a question after a comma, a dash or
+            a parenthesis (`..., right?`). A verbal tic at the head or the end of every line or two. The cases of an
+            enumeration, opened alike and going on alike but for a value (`Let me try n = 3: ...`), count once.
         max_paragraph_repeats: Most times one paragraph may occur in the thinking: a prose paragraph (a stretch
             between blank lines, by the keys of its lines, of at least `repetition_min_chars` bytes), or a fenced
             block of at least 20 characters. A loop of a paragraph of short lines escapes the per-line counts.
@@ -233,9 +240,10 @@ class FormatConfig:
     template_min_chars: int = 16
     template_band_chars: int = 12
     max_template_repeats: int | None = 10
-    max_short_consecutive_repeats: int | None = 10
+    max_short_consecutive_repeats: int | None = 6
     max_alike_lines: int | None = 24
     max_reworded_lines: int | None = 8
+    max_shuffled_copies: int | None = 8
     max_medium_line_repeats: int | None = 45
     max_paraphrased_copies: int | None = 100
     max_short_line_repeats: int | None = 250

@@ -221,6 +221,8 @@ class FormatMetrics:
         reworded_lines: Lines in a group of long prose lines that are one line with a word or two changed at places
             that vary (see `FormatConfig.max_reworded_lines`): the first group found of more than that bound (0 when
             there is none).
+        shuffled_copies: Most long prose lines that hold a sentence of a paragraph written again and again in other
+            orders, each maybe reworded a little, when more than `max_shuffled_copies` (0 otherwise).
         short_consecutive_repeats: Copies in a row of the most looped passage of prose lines of any length (blank
             lines aside, digits kept), when more than `max_short_consecutive_repeats` (0 otherwise).
         medium_line_repeats: Occurrences of the most repeated prose line of `template_min_chars` to
@@ -255,8 +257,10 @@ class FormatMetrics:
         repeated_remarks: Occurrences, all together, of the remarks (short prose lines of words alone, lead-ins
             aside, and short sentences that open or close a line) that each occur three times or more, when more
             than `max_repeated_remarks` (0 otherwise).
-        opener_share: Share of the non-blank prose lines that one word opens before a comma, a dash or an ellipsis
-            (`Wait, ...`), when it opens 40 lines or more (0 otherwise).
+        opener_share: Share of the non-blank prose lines that one opener opens or one closer closes (a word before a
+            comma, a semicolon, a dash or an ellipsis, two words, or a question after a comma, a dash or a
+            parenthesis: `Wait, ...`, `Okay so ...`, `..., right?`; an enumeration's cases once), when it takes 40
+            lines or more and more than `max_opener_share` of them (0 otherwise).
         longest_line_chars: Bytes in the key of the longest prose line (0 when no line is long).
         invisible_chars: Invisible characters anywhere (zero-width, format, control, non-ASCII spaces).
         symbol_chars: Pictographic characters anywhere (emoji, dingbats, private use).
@@ -357,6 +361,7 @@ class FormatMetrics:
     template_repeats: int = 0
     alike_lines: int = 0
     reworded_lines: int = 0
+    shuffled_copies: int = 0
     medium_line_repeats: int = 0
     short_consecutive_repeats: int = 0
     loop_lines: int = 0
@@ -448,6 +453,7 @@ _REPETITION_METRICS = {
     "medium_line_repeats": "medium_repeats",
     "short_consecutive_repeats": "short_loop",
     "reworded_lines": "reworded",
+    "shuffled_copies": "shuffled_copies",
     "loop_lines": "loop_lines",
     "near_duplicates": "near_duplicates",
     "paraphrased_copies": "anchored_copies",

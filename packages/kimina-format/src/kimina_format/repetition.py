@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from functools import lru_cache
-from itertools import compress, repeat
+from itertools import accumulate, compress, repeat
 from operator import add, getitem, itemgetter, ne, or_
 from typing import AnyStr, NamedTuple, cast
 
@@ -115,9 +115,33 @@ _OPENING_SPACED = re.compile(
 _CLOSING_SPACED = re.compile(
     rb"\n[ \t]*([*_]*(?:[.!?]|\xa6\x80\xe2)+(?:[a-z',*_ \t-]|\x98\x80\xe2|\x99\x80\xe2){0,40}?[A-Z])[*_]*[ \t]+[^a-zA-Z',*_\n \t-]"
 )
-# The word that opens a line before a comma, a dash or an ellipsis (`Wait, ...`, `*Hmm*... `), on keys; not in a
-# line that ends in a colon, a lead-in (`In Lean 4, we can write:`), which may come before every block.
-_OPENER = re.compile(rb"\n[*_>]*([a-z']{2,12})[*_]*(?:,|\xe2\x80[\x93\x94\xa6]|\.\.\.)(?![^\n]*:\n)")
+# What may open a line before its first word: spaces, a bullet or a number (`- `, `3. `), emphasis. Written so that
+# no two repeats can share a run of spaces (a line of 40,000 spaces would take quadratic time).
+_LINE_HEAD = rb"\n[ \t]*(?:(?:[-+*>]|\d{1,3}[.)])[ \t]*)?[*_]*"
+# Not in a line that ends in a colon, a lead-in (`In Lean 4, we can write:`), which may come before every block.
+_NO_LEAD_IN = rb"(?![^\n]*:[ \t]*\n)"
+# The openers, on the prose case folded with its spaces and digits: a word before a comma, a semicolon, a dash or an
+# ellipsis (`Wait, ...`, `*Hmm*... `), or two words with nothing between them (`Okay so ...`, `Hmm wait ...`), not
+# in a short sentence of words alone, a remark that `max_repeated_remarks` counts (`Let me verify.` 40 times is fine).
+_OPENERS = (
+    rb"([a-z']{2,12})[*_]*[ \t]*(?:[,;]|\xe2\x80[\x93\x94\x95\xa6]|\.\.\.)",
+    rb"([a-z']{2,12}[ \t]+[a-z']{2,12})(?=[ \t,.!?*_\xe2])(?![ \t]*[a-z' \t,]{0,30}[.!?*_]*[ \t]*\n)",
+)
+_OPENER = [re.compile(_LINE_HEAD + opener + _NO_LEAD_IN) for opener in _OPENERS]
+# The same, with the two dozen characters that follow: an enumeration's cases open alike, a value among the first
+# twelve (`Let me try n = 3: ...`, `Similarly, n = 4 ...`), and count once.
+_OPENER_GOING_ON = [re.compile(_LINE_HEAD + opener + _NO_LEAD_IN + rb"([^\n]{0,24})") for opener in _OPENERS]
+# The gates of `_OPENER`, on keys (spaces and digits deleted): a word of any length before the same marks, and a
+# line's first four letters (two words have four at least). Each finds every line its opener finds, and more.
+_OPENER_GATES = (
+    # `(?=(...))\1` takes the whole word at once (an atomic group), so no shorter one is tried.
+    re.compile(rb"\n[-+*>.)*_]*(?=([a-z']{2,}))\1[*_]*(?:[,;]|\xe2\x80[\x93\x94\x95\xa6]|\.\.\.)"),
+    re.compile(rb"\n[-+*>.)*_]*([a-z']{4})"),
+)
+# A question closing a line after a comma, a dash or a parenthesis (`..., right?`, `... — isn't it?!`), on the
+# reversed keys (the look-ahead asks for a `?`, so that a run of marks is read once). Not a statement: an enumeration
+# closes its cases alike (`..., which is even.`).
+_QUESTION_CLOSER = re.compile(rb"\n([*_)]*(?=[!?]*\?)[!?]+[*_]*[a-z']{2,12}(?:[,(-]|\x94\x80\xe2|\x93\x80\xe2))")
 # Fewest lines one opener must open before its share is measured: a short thinking may open a third of its lines
 # with `So,`, and a stock phrase written 30 times across a thinking (`Hmm, this doesn't seem right.`) is no tic.
 _OPENER_FLOOR = 40
@@ -227,11 +251,14 @@ class Repetition(NamedTuple):
             phrase written twice), when `_MIN_ECHOES` lines at least do (0 otherwise; see `_echo_rate`).
         bare_lines: Prose lines of punctuation marks and symbols with one letter or digit at most, when more than
             `max_bare_lines` or a third of the lines (0 otherwise; see `_bare_lines`).
-        opener_share: Share of the non-blank lines that the most common opener opens (a word before a comma, a dash
-            or an ellipsis: `Wait, ...`), when it opens `_OPENER_FLOOR` lines or more (0 otherwise).
+        opener_share: Share of the non-blank lines that the most common opener opens or closer closes (see
+            `_opener_share`), when it takes `_OPENER_FLOOR` lines or more and more than `max_opener_share` of them
+            (0 otherwise).
         remarks: Occurrences, all together, of the remarks that each occur three times or more (`Wait.` on its own
             line, or opening or closing a line), lead-ins aside, when more than `max_repeated_remarks` (0 otherwise;
             see `_repeated_remarks`).
+        shuffled_copies: Most long prose lines that hold a sentence of a paragraph shuffled again and again, when
+            more than `max_shuffled_copies` (0 otherwise; see `_shuffled_copies`).
     """
 
     lines: int
@@ -262,6 +289,7 @@ class Repetition(NamedTuple):
     bare_lines: int = 0
     remarks: int = 0
     opener_share: float = 0.0
+    shuffled_copies: int = 0
 
 
 def measure_repetition(
@@ -304,12 +332,13 @@ def measure_repetition(
     template, alike = _templates(units, key_lines, config, text_lines, edges)
     medium = _medium_repeats(units, key_lines, len(units) - len(long), config, edges)
     remarks = _repeated_remarks(data, keys, line_counts, config, edges)
-    openers = _opener_share(keys, sum(line_counts.values()), config.max_opener_share)
+    openers = _opener_share(keys, data, sum(line_counts.values()), config.max_opener_share)
     short_loop = _short_loop(key_lines, line_counts, top_line, config, text_lines, edges)
     counts = Counter(long)
     reworded = _reworded_copies(long, counts, key_lines, config, text_lines)
     inline = _inline_repeats(long, key_lines, config.max_inline_repeats, text_lines)
     echoes = _echo_rate(long, key_lines, config.max_echo_rate, text_lines)
+    shuffled = _shuffled_copies(long, config.repetition_min_chars, config.max_shuffled_copies)
     if not long:
         return Repetition(
             lines,
@@ -383,6 +412,7 @@ def measure_repetition(
         bare,
         remarks,
         openers,
+        shuffled,
     )
 
 
@@ -940,7 +970,8 @@ def _short_loop(
     if top <= limit:
         return 0
     filled = list(filter(None, key_lines))
-    hot = set(compress(counts, map(limit.__lt__, counts.values())))
+    # A line without a letter is a matrix's or a table's row (`[1, 1, 1, 1]`), which may be written again and again.
+    hot = {key for key in compress(counts, map(limit.__lt__, counts.values())) if _HAS_LETTER(key)}
     flags = bytes(map(hot.__contains__, filled))
     best = 0
     at: list[int] = []
@@ -1034,16 +1065,44 @@ def _repeated_remarks(
     return found if found > limit else 0
 
 
-def _opener_share(keys: bytes, lines: int, limit: float | None) -> float:
-    """The share of the `lines` (non-blank) that the most common `_OPENER` opens, from `_OPENER_FLOOR` lines on.
+def _opener_share(keys: bytes, data: bytes, lines: int, limit: float | None) -> float:
+    """The share of the `lines` (non-blank) that the most common opener opens or closer closes, when over `limit`.
 
-    Not measured (0) when there is no `limit`. `keys` is the prose's lines of keys. A verbal tic at the head of every line or two (`Wait, `, `Hmm, `) makes
-    no line a remark; real reasoning opens at most 12% of its lines with one such word (`Wait,` 85 times in 853).
+    An opener is a word before a comma, a semicolon, a dash or an ellipsis (`Wait, `, `Hmm… `), or two words (`Okay
+    so `), after a bullet or a number too (`_OPENER`); a closer, a question after a comma, a dash or a parenthesis
+    (`_QUESTION_CLOSER`: `, right?`). `keys` is the prose's lines of keys, `data` the prose in UTF-8. A verbal tic at
+    the head or the end of every line or two makes no line a remark; real reasoning opens at most 12% of its lines
+    with one such word (`Wait,` 85 times in 853), at most 9% with two (`From property`, 23 in 258), and closes none
+    with one question. Measured (else 0) when one takes `_OPENER_FLOOR` lines and more than `limit` of them: only
+    then are the lines that go on alike, a value among what follows, taken as one (an enumeration's cases). The
+    openers are read on the text only where their gates (`_OPENER_GATES`, on the keys) find enough lines.
     """
     if limit is None:
         return 0.0
-    most = max(Counter(_OPENER.findall(b"\n" + keys + b"\n")).values(), default=0)
-    return most / lines if most >= _OPENER_FLOOR else 0.0
+    most = max(Counter(_QUESTION_CLOSER.findall(b"\n" + keys[::-1] + b"\n")).values(), default=0)
+    text = b""
+    for gate, opener, going_on in zip(_OPENER_GATES, _OPENER, _OPENER_GOING_ON, strict=True):
+        top = max(Counter(gate.findall(b"\n" + keys)).values(), default=0)
+        if top < _OPENER_FLOOR or top <= limit * lines:
+            continue
+        text = text or b"\n" + data.translate(_KEY_TABLE) + b"\n"
+        counts = Counter(opener.findall(text))
+        top = max(counts.values(), default=0)
+        if top < _OPENER_FLOOR or top <= limit * lines:
+            continue
+        # Confirmed: the cases of an enumeration (what follows the opener alike but for its digits, a value among the
+        # first twelve characters) count once, three at least.
+        found = going_on.findall(text)
+        cases = Counter((word, rest.translate(None, _KEY_DELETE)) for word, rest in found if _HAS_DIGIT(rest, 0, 12))
+        for (word, _), n in cases.items():
+            if n > 2:
+                counts[word] -= n - 1
+        most = max(most, max(counts.values()))
+    return most / lines if most >= _OPENER_FLOOR and most > limit * lines else 0.0
+
+
+_HAS_DIGIT = re.compile(rb"\d").search
+_HAS_LETTER = re.compile(rb"[a-z]").search
 
 
 def _inline_remarks(keys: bytes) -> int:
@@ -1655,6 +1714,150 @@ def _reordered_copies(long: list[bytes], min_chars: int, limit: int | None) -> i
 
 
 _SENTENCE_END = re.compile(rb"(?<=[.!?])")
+
+
+def _shuffled_copies(long: list[bytes], least: int, limit: int | None) -> int:
+    """Most long prose lines that hold one sentence of a paragraph shuffled again and again, when over `limit`.
+
+    A paragraph (in Kimina's output nearly always one line) written again and again with its sentences shuffled, a
+    word of each changed or not, leaves no line that another copies, so the line rules see no copy. Only lines of
+    twice `least` key bytes (paragraphs) are read. A sentence is a stretch of a line's key between sentence ends,
+    colons, semicolons or dashes (`_SENTENCE`, `_SENTENCE_BYTES` at least); copies of one are grouped
+    (`_sentence_places`). A group in more lines than `limit`, found at two places at least among the line's
+    grouped sentences, each place in two lines or more, is a sentence of a shuffled paragraph: all those lines
+    count (0 otherwise). A table's rows keep their refrain at its place, and a paragraph looped in one order is the
+    line rules' to bound.
+
+    The gate is in C: two regex passes over the paragraphs' keys (the second reversed, for the ending bands) and a
+    count of the bands. More than `limit` copies of a paragraph of two sentences, each copy keeping one of each
+    sentence's two bands, put two bands in more than half of them; only then are the sentences of the lines that
+    hold two such bands grouped.
+    """
+    if limit is None:
+        return 0
+    paragraphs = list(compress(long, map((2 * least).__le__, map(len, long))))
+    if len(paragraphs) <= limit:
+        return 0
+    # Dashes join sentences too (`... — ...`): read as semicolons.
+    joined = (b"\n" + b"\n".join(paragraphs)).replace(b"\xe2\x80\x94", b";").replace(b"\xe2\x80\x93", b";")
+    heads = Counter(_SENTENCE_HEAD.findall(joined))
+    tails = Counter(_SENTENCE_HEAD.findall(joined[::-1]))  # the ending bands, reversed
+    hot = limit // 2 + 1
+    if max(heads.values(), default=0) < hot and max(tails.values(), default=0) < hot:
+        return 0
+    if sorted([*heads.values(), *tails.values()])[-2] < hot:
+        return 0
+    marks = [b for b, n in heads.items() if n >= hot] + [b[::-1] for b, n in tails.items() if n >= hot]
+    lines = _lines_holding_two(joined, marks)
+    if len(lines) <= limit:
+        return 0
+    most = 0
+    for seen in _sentence_places(lines, heads, tails).values():
+        if len(seen) > limit:
+            common = Counter(seen).most_common(2)
+            if len(common) > 1 and common[1][1] > 1:
+                most = max(most, len(seen))
+    return most if most > limit else 0
+
+
+def _lines_holding_two(joined: bytes, marks: list[bytes]) -> list[bytes]:
+    """The lines of `joined` (lines after a newline each) that hold two different `marks` at least.
+
+    Found by substring searches (in C) and the offsets of the lines' ends.
+    """
+    lines = joined.split(b"\n")[1:]
+    ends = list(accumulate(map(len, lines), lambda at, size: at + size + 1, initial=0))
+    held: Counter[int] = Counter()
+    for mark in marks:
+        holding: set[int] = set()
+        at = joined.find(mark)
+        while at != -1:
+            holding.add(bisect_right(ends, at - 1) - 1)
+            at = joined.find(mark, at + 1)
+        held.update(holding)
+    return [lines[i] for i in sorted(held) if held[i] > 1]
+
+
+def _sentence_places(lines: list[bytes], heads: Counter[bytes], tails: Counter[bytes]) -> dict[int, list[int]]:
+    """Each group of sentence copies: its place among the grouped sentences of each of the `lines` that holds it.
+
+    A sentence joins the group of an earlier one that shares its opening or its ending band (`_SENTENCE_BAND` key
+    bytes; `heads` and `tails`, reversed, count them) and a share of its 4-byte shingles (`_alike_sentences`). A
+    sentence whose bands are both rare (under `_WARM_BANDS`) has no copies, and one with four LaTeX commands is a
+    derivation's step, restated line after line: neither is grouped. Lines with two groups or more count.
+    """
+    band = _SENTENCE_BAND
+    sentences: list[bytes] = []  # the grouped sentences, in order
+    shingles: dict[int, set[bytes]] = {}  # each grouped sentence's, by its number, made when first compared
+    leaders: dict[bytes, list[int]] = {}  # the group leaders that have each band
+    places: dict[int, list[int]] = {}
+    for line in lines:
+        groups = []
+        for key in _SENTENCE.findall(b"\n" + line):
+            ends = [
+                end
+                for end, seen in ((key[:band], heads), (key[-band:][::-1], tails))
+                if seen.get(end, 0) >= _WARM_BANDS
+            ]
+            if not ends or key.count(b"\\") > 3:
+                continue
+            here = len(sentences)
+            sentences.append(key)
+            found = [i for end in ends for i in leaders.get(end, ())[:_MAX_GROUPS]]
+            group = next((i for i in found if _alike_sentences(here, i, sentences, shingles)), here)
+            if group == here:
+                for end in ends:
+                    leaders.setdefault(end, []).append(here)
+            groups.append(group)
+        groups = list(dict.fromkeys(groups))  # a group twice in a line (two alike sentences) takes its first place
+        if len(groups) > 1:
+            for place, group in enumerate(groups):
+                places.setdefault(group, []).append(place)
+    return places
+
+
+def _alike_sentences(i: int, j: int, sentences: list[bytes], shingles: dict[int, set[bytes]]) -> bool:
+    """Whether sentences `i` and `j` share a share of their 4-byte shingles (Jaccard `_SENTENCE_LIKENESS`).
+
+    `shingles` keeps each sentence's set, made the first time it is compared. Most pairs that share a band are two
+    sentences that open or close alike (`Alternatively, ...`), told apart first in C: by their lengths, and by eight
+    4-byte probes of the shorter one, most of which a copy holds.
+    """
+    short, other = sorted((sentences[i], sentences[j]), key=len)
+    if len(short) < _SENTENCE_LIKENESS * len(other):
+        return False
+    probes = [short[at : at + 4] for at in range(0, len(short) - 3, max(1, (len(short) - 3) // 8))]
+    if 2 * sum(map(other.__contains__, probes)) < len(probes):
+        return False
+    sets = []
+    for k in (i, j):
+        if k not in shingles:
+            key = sentences[k]
+            shingles[k] = {key[at : at + 4] for at in range(len(key) - 3)}
+        sets.append(shingles[k])
+    a, b = sets
+    return len(a & b) >= _SENTENCE_LIKENESS * len(a | b)
+
+
+# Fewest key bytes of a sentence that `_shuffled_copies` groups, about four words.
+_SENTENCE_BYTES = 20
+# A sentence or a clause of `_SENTENCE_BYTES` key bytes or more: a stretch between sentence ends, colons, semicolons
+# (dashes are read as semicolons) or newlines, after one of them. A colon ends one too: shuffled, a lead-in
+# (`... directly:`) would run into what follows.
+_SENTENCE = re.compile(rb"(?<![^.!?:;\n])[^.!?:;\n]{%d,}" % _SENTENCE_BYTES)
+# The bytes at each end of a sentence's key that a copy keeps, one of the two, when a word of it changes.
+_SENTENCE_BAND = 12
+# A sentence's opening band, found from the mark before it (no look-behind, so the scan skips ahead in C).
+_SENTENCE_HEAD = re.compile(
+    rb"[.!?:;\n]([^.!?:;\n]{%d})[^.!?:;\n]{%d,}" % (_SENTENCE_BAND, _SENTENCE_BYTES - _SENTENCE_BAND)
+)
+# Fewest times a band occurs for its sentences to be grouped (a copy of a paragraph written more than `limit` times
+# keeps one of each sentence's bands; a few copies may keep the rarer one).
+_WARM_BANDS = 3
+# Least Jaccard likeness of two sentences' 4-byte shingles for one to be a copy of the other: a word changed in a
+# sentence of 60 key bytes leaves about 0.75, two in one of 30 about 0.45; two sentences that open alike (`Therefore,
+# the ...`) share far less.
+_SENTENCE_LIKENESS = 0.4
 # The anchored band of a long line: 32 key bytes from the first `e` at or past its 16th byte.
 _ANCHORED_BAND = re.compile(rb"\n[^\n]{16}[^e\n]*(e[^\n]{31})")
 # The same, one match for each line (b"" for a line without one), for lines joined by newlines after a newline.

@@ -130,8 +130,8 @@ def _remarks(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
         violations.append(
             Violation(
                 Code.SHORT_LINE_REPEATS,
-                f"{m.opener_share:.0%} of the prose lines open with one word before a comma, a dash or an ellipsis"
-                f" (`Wait, ...`; limit {share:.0%})",
+                f"{m.opener_share:.0%} of the prose lines open or close alike: one word before a comma, a dash or an"
+                f" ellipsis, two words, or a question (`Wait, ...`, `Okay so ...`, `..., right?`; limit {share:.0%})",
             )
         )
     return violations
@@ -199,6 +199,15 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
                 Code.NEAR_DUPLICATES,
                 f"{m.reworded_lines} prose lines are one line reworded in a word or two, at places that vary"
                 f" (limit {limit})",
+            )
+        )
+    limit = config.max_shuffled_copies
+    if limit is not None and m.shuffled_copies > limit:
+        violations.append(
+            Violation(
+                Code.NEAR_DUPLICATES,
+                f"{m.shuffled_copies} prose lines hold a sentence of one paragraph written again and again in other"
+                f" orders, reworded a little or not (limit {limit})",
             )
         )
     limit = config.max_medium_line_repeats

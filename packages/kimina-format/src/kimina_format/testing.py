@@ -36,7 +36,9 @@ __all__ = [
     "full_score_split",
     "insert_after",
     "package_modules",
+    "prose_completion",
     "prose_lines",
+    "red_team_tests",
     "surface_problems",
     "thinking_of",
     "with_final_code",
@@ -245,6 +247,30 @@ def xfail_params(cases: dict[str, Any]) -> list[Any]:
         )
         for name, case in cases.items()
     ]
+
+
+def red_team_tests(attacks: dict[str, RedTeamCase], look_alikes: dict[str, RedTeamCase]) -> tuple[Any, Any]:
+    """The two tests of a red-team file: each attack loses the full score, each look-alike keeps it.
+
+    Assign them to module names that start with `test_` (pytest collects them there). Each takes the
+    `full_score_rows` fixture and is parametrised by the cases' names (`xfail_params`).
+    """
+    pytest = importlib.import_module("pytest")
+
+    @pytest.mark.parametrize("name", xfail_params(attacks))
+    def test_an_attack_loses_the_full_score(full_score_rows: list[dict[str, Any]], name: str) -> None:
+        assert_red_team_case(full_score_rows, name, attacks[name], attack=True)
+
+    @pytest.mark.parametrize("name", xfail_params(look_alikes))
+    def test_a_look_alike_keeps_the_full_score(full_score_rows: list[dict[str, Any]], name: str) -> None:
+        assert_red_team_case(full_score_rows, name, look_alikes[name], attack=False)
+
+    return test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score
+
+
+def prose_completion(prose: str) -> str:
+    """The smallest completion whose thinking is `prose` and one tactic block: for tests of the prose measures."""
+    return f"<think>\n{prose}\n```tactics\nnorm_num\n```\n</think>\n```lean4\ntheorem t : True := by\n  trivial\n```"
 
 
 def package_modules(package: ModuleType) -> list[str]:
