@@ -255,17 +255,18 @@ def red_team_tests(attacks: dict[str, RedTeamCase], look_alikes: dict[str, RedTe
     Assign them to module names that start with `test_` (pytest collects them there). Each takes the
     `full_score_rows` fixture and is parametrised by the cases' names (`xfail_params`).
     """
-    pytest = importlib.import_module("pytest")
+    parametrize = importlib.import_module("pytest").mark.parametrize
 
-    @pytest.mark.parametrize("name", xfail_params(attacks))
     def test_an_attack_loses_the_full_score(full_score_rows: list[dict[str, Any]], name: str) -> None:
         assert_red_team_case(full_score_rows, name, attacks[name], attack=True)
 
-    @pytest.mark.parametrize("name", xfail_params(look_alikes))
     def test_a_look_alike_keeps_the_full_score(full_score_rows: list[dict[str, Any]], name: str) -> None:
         assert_red_team_case(full_score_rows, name, look_alikes[name], attack=False)
 
-    return test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score
+    return (
+        parametrize("name", xfail_params(attacks))(test_an_attack_loses_the_full_score),
+        parametrize("name", xfail_params(look_alikes))(test_a_look_alike_keeps_the_full_score),
+    )
 
 
 def prose_completion(prose: str) -> str:
