@@ -114,7 +114,7 @@ def final_code_block(c: Completion, m: FormatMetrics, config: FormatConfig) -> l
 
 
 def _remarks(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
-    """Rule 3's bounds on a verbal tic: remarks said again and again, and one word opening line after line."""
+    """Rule 3's bounds on a verbal tic: remarks said again and again, and one opener or closer line after line."""
     violations = []
     limit = config.max_repeated_remarks
     if limit is not None and m.repeated_remarks > limit:
