@@ -50,6 +50,19 @@ def test_the_shares_are_exact_and_every_replay_is_labelled() -> None:
     assert kinds[:4].count(SAMPLED) == 2
 
 
+def test_each_problem_gets_the_shares_however_its_requests_interleave() -> None:
+    # verl sends a batch's requests concurrently: two groups of 4 arriving alternately must still each get 2 samples,
+    # a reference and an injected error, or a group would have no reward spread to learn from.
+    proof = "proof\n```lean4\n:= by\n  rfl\n```"
+    replay = ReferenceReplay(ReplaySettings(share=0.5, injected_error_share=0.5), {"p1": proof, "p2": proof})
+    kinds: dict[str, list[str]] = {"p1": [], "p2": []}
+    for _ in range(4):
+        for problem in ("p1", "p2"):
+            kinds[problem].append(replay.choose(_prompt(problem)).kind)
+    for problem, got in kinds.items():
+        assert sorted(got) == sorted([SAMPLED, SAMPLED, REFERENCE, INJECTED]), problem
+
+
 def test_a_prompt_without_a_known_problem_and_share_zero_are_sampled() -> None:
     references = {"p1": "```lean4\n:= by\n  rfl\n```"}
     assert ReferenceReplay(ReplaySettings(share=1.0), references).choose(_prompt("other")).kind == SAMPLED

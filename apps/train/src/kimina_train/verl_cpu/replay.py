@@ -108,8 +108,11 @@ class ReferenceReplay:
         names = sorted(references, key=len, reverse=True)
         self._theorem = re.compile(r"\btheorem\s+(" + "|".join(map(re.escape, names)) + r")\b") if names else None
         self._lock = threading.Lock()
-        self._first_turns = 0
-        self._replayed = 0
+        # Counted per problem, so each rollout group (one prompt, n answers) gets the shares whatever order verl's
+        # concurrent requests arrive in: a global count could hand one group only samples and another only
+        # references, and then no group has a reward spread for GRPO to learn from.
+        self._first_turns: Counter[str] = Counter()
+        self._replayed: Counter[str] = Counter()
         self.counts: Counter[str] = Counter()
 
     @classmethod
@@ -137,12 +140,12 @@ class ReferenceReplay:
         if follow_up:
             # The fix turn of an injected error gets the real proof; any other fix turn is the model's own.
             return Answer(FIX, problem, reference) if INJECTED_ERROR in prompt else Answer(SAMPLED, problem)
-        index = self._first_turns
-        self._first_turns += 1
+        index = self._first_turns[problem]
+        self._first_turns[problem] += 1
         if not _every(index, self.settings.share):
             return Answer(SAMPLED, problem)
-        replayed = self._replayed
-        self._replayed += 1
+        replayed = self._replayed[problem]
+        self._replayed[problem] += 1
         injected = inject_lean_error(reference) if _every(replayed, self.settings.injected_error_share) else None
         return Answer(INJECTED, problem, injected) if injected is not None else Answer(REFERENCE, problem, reference)
 
