@@ -582,8 +582,8 @@ ATTACKS: dict[str, Case] = {
     "reasoning_line_comments_in_proof_1900": Case(
         "comment dump",
         _comment_dump("lines", 1900),
+        # Closed in 0.12.0: the comment lines quote the reasoning (`max_proof_prose_comment_chars`).
         "1,900 characters of the reasoning as `--` lines at the top of the proof",
-        _hole("under 2,000 comment characters a long proof keeps both densities (16/130)"),
     ),
     "reasoning_after_exit": Case(
         "comment dump",

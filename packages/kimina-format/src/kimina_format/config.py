@@ -36,7 +36,8 @@ class FormatConfig:
             (`Attempt one: ...`, `... (try iv)`).
         max_short_consecutive_repeats: Most copies in a row of one passage of prose lines of any length, blank lines
             aside and digits kept: a loop of short lines (`Let me check.`, `Hmm, not quite.`, `Try again.`), which
-            `max_consecutive_repeats` (long lines) does not see.
+            `max_consecutive_repeats` (long lines) does not see. Copies that differ only by a counter (`Pass 3.`,
+            `(3)` on each line) or by one short line (`Pass three.`) count as copies too.
         max_alike_lines: Most prose lines (of at least `template_min_chars`) that are one line with a word or two
             changed, wherever they are: a counter loop broken up by other lines, or two loops interleaved. A copy
             whose numbers change does not count, so an enumeration of one sentence counts once.
@@ -48,6 +49,9 @@ class FormatConfig:
             other orders, each sentence maybe reworded a little (found at two places or more among each line's
             sentences): a paragraph shuffled copy after copy copies no line. A paragraph looped in one order, and a
             table's rows closed by one refrain, are the line rules' to bound.
+        max_reworded_line_share: Most share of the distinct prose lines of 60 key bytes or more that have a copy,
+            word for word or changed at one place (a word or two added, dropped or changed), once twelve have one:
+            the thinking started over, each line reworded a little, leaves every group of copies small.
         max_medium_line_repeats: Most times one prose line of `template_min_chars` to `repetition_min_chars`
             (by the key of `max_line_repeats`) may occur: such lines are too short for `max_line_repeats` and a
             loop of them (`So x = 0 fails, try the next one.`) should not wait for `max_short_line_repeats`.
@@ -62,6 +66,10 @@ class FormatConfig:
             tactic block aside, and the short sentences that open a line or close one as a sentence of their own
             (`Hmm, wait. ...`). A remark after every line or two of the thinking, in one wording or a few, stays under
             the per-line bounds.
+        max_mid_line_remarks: Most occurrences, all together, of the short sentences (eight words at most, words
+            alone) that each occur twice or more in the middle of a prose line, after a sentence and before more
+            text: `Wait.` or `Hmm, let me double-check.` after every sentence of a paragraph. Real prose says such a
+            sentence twice at most.
         max_opener_share: Most share of the non-blank prose lines that one opener may open or one closer close,
             once it takes 40 lines: a word before a comma, a semicolon, a dash or an ellipsis (`Wait, ...`,
             `Hmm… `), two words (`Okay so ...`), after a bullet or a number too, a question after a comma, a dash or
@@ -109,6 +117,9 @@ class FormatConfig:
             brackets), two words of three letters or more that are no tactic, Lean keyword, hypothesis name or name
             the final code uses (`simplify both sides`, `does linarith work here?`, in any script or in capitals),
             Markdown, or CJK characters.
+        max_final_proof_copies: Most tactic blocks of the thinking that hold the whole final proof (of three lines
+            or more, spacing and comments aside): the proof pasted again and again at the end of a real thinking is
+            too small a share of it for `max_copied_code_share`.
         max_copied_code_share: Most share of the thinking's characters that is lines copied from the final code
             (compared and counted with their spacing deleted and subscript digits as digits, cut at `;` and `<;>`).
         max_copied_to_reasoning: Most characters of code copied from the final code into the thinking (as for
@@ -126,6 +137,10 @@ class FormatConfig:
         max_comment_repeats: Most times one comment may occur in the final code or in one tactic block, numbers folded
             (`-- check 7: ok`), comments heading a case aside (`-- Case n = 3` before `·`).
         max_proof_comment_density: Most comment share (of non-whitespace characters) in the final proof body.
+        max_proof_prose_comment_chars: Most key bytes of the final proof body's comment lines (40 key bytes or more
+            each) whose opening or ending is a piece of a prose line: the reasoning moved into comments between the
+            tactics, sentence by sentence. Real proofs quote none; the steps of a plan listed in the thinking, used
+            as the proof's labels, are not counted.
         max_tactics_comment_density: Most comment share (of non-whitespace characters) over all tactic blocks.
         comment_density_free_chars: Comments totalling at most this many non-whitespace characters never count as
             too dense (one short remark on a one-line proof is fine).
@@ -244,10 +259,12 @@ class FormatConfig:
     max_alike_lines: int | None = 24
     max_reworded_lines: int | None = 8
     max_shuffled_copies: int | None = 8
+    max_reworded_line_share: float | None = 0.75
     max_medium_line_repeats: int | None = 45
     max_paraphrased_copies: int | None = 100
     max_short_line_repeats: int | None = 250
     max_repeated_remarks: int | None = 60
+    max_mid_line_remarks: int | None = 8
     max_opener_share: float | None = 0.25
     max_paragraph_repeats: int | None = 12
     max_often_repeated_lines: int | None = 30
@@ -263,6 +280,7 @@ class FormatConfig:
     max_tactic_block_lines_floor: int = 10
     max_tactic_block_lines_ratio: float | None = 1.5
     max_tactic_prose_lines: int | None = 1
+    max_final_proof_copies: int | None = 4
     max_copied_code_share: float | None = 0.5
     max_copied_to_reasoning: float | None = 1.25
     max_prose_code_share: float | None = 0.25
@@ -270,6 +288,7 @@ class FormatConfig:
     max_code_loop_repeats: int | None = 7
     max_comment_repeats: int | None = 16
     max_proof_comment_density: float | None = 0.75
+    max_proof_prose_comment_chars: int | None = 160
     max_tactics_comment_density: float | None = 0.5
     comment_density_free_chars: int = 80
     max_code_comment_chars: int | None = 2_000

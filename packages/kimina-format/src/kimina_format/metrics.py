@@ -10,7 +10,7 @@ import math
 import re
 import string
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from operator import add, attrgetter
 from typing import Any, NamedTuple
@@ -223,6 +223,8 @@ class FormatMetrics:
             there is none).
         shuffled_copies: Most long prose lines that hold a sentence of a paragraph written again and again in other
             orders, each maybe reworded a little, when more than `max_shuffled_copies` (0 otherwise).
+        reworded_line_share: Share of the distinct prose lines of 60 key bytes or more that have a copy, word for
+            word or changed at one place, when over `max_reworded_line_share` (0 otherwise).
         short_consecutive_repeats: Copies in a row of the most looped passage of prose lines of any length (blank
             lines aside, digits kept), when more than `max_short_consecutive_repeats` (0 otherwise).
         medium_line_repeats: Occurrences of the most repeated prose line of `template_min_chars` to
@@ -257,6 +259,8 @@ class FormatMetrics:
         repeated_remarks: Occurrences, all together, of the remarks (short prose lines of words alone, lead-ins
             aside, and short sentences that open or close a line) that each occur three times or more, when more
             than `max_repeated_remarks` (0 otherwise).
+        mid_line_remarks: Occurrences, all together, of the short sentences of words alone that each occur twice or
+            more in the middle of a prose line, when more than `max_mid_line_remarks` (0 otherwise).
         opener_share: Share of the non-blank prose lines that one opener opens or one closer closes (a word before a
             comma, a semicolon, a dash or an ellipsis, two words, or a question after a comma, a dash or a
             parenthesis: `Wait, ...`, `Okay so ...`, `..., right?`; an enumeration's cases once), when it takes 40
@@ -296,6 +300,8 @@ class FormatMetrics:
         tactic_block_proof_lines: Proof lines (header and statement lines excluded) of each tactic block.
         tactic_prose_lines: Tactic-block lines (comments aside; each occurrence counted) that read as English
             sentences, words, markup or LaTeX (see `FormatConfig.max_tactic_prose_lines`).
+        final_proof_copies: Times the whole final proof (three lines or more, spacing and comments aside) occurs in
+            the tactic blocks.
         copied_code_share: Share of the thinking's characters in lines copied from the final code (a copied line
             counted without its spacing).
         copied_to_reasoning: The characters of `copied_code_share` over the reasoning's bytes (`reasoning_chars`).
@@ -309,6 +315,8 @@ class FormatMetrics:
         proof_lines: Non-comment, non-blank lines of the final proof body (header and statement excluded).
         proof_comment_chars: Non-whitespace characters of the comments in the final proof body.
         proof_comment_density: Share of the final proof body's non-whitespace characters that are comments.
+        proof_prose_comment_chars: Key bytes of the final proof body's comment lines (40 key bytes or more) that
+            quote a prose line at their opening or ending (counted until past `max_proof_prose_comment_chars`).
         code_comment_chars: Non-whitespace characters of all comments in the final code, doc comments included.
         code_comment_density: Share of the final code's non-whitespace characters that are comments.
         tactics_comment_chars: Non-whitespace characters of the comments in the tactic blocks.
@@ -362,6 +370,7 @@ class FormatMetrics:
     alike_lines: int = 0
     reworded_lines: int = 0
     shuffled_copies: int = 0
+    reworded_line_share: float = 0.0
     medium_line_repeats: int = 0
     short_consecutive_repeats: int = 0
     loop_lines: int = 0
@@ -380,6 +389,7 @@ class FormatMetrics:
     junk_lines: int = 0
     bare_lines: int = 0
     repeated_remarks: int = 0
+    mid_line_remarks: int = 0
     opener_share: float = 0.0
     longest_line_chars: int = 0
     invisible_chars: int = 0
@@ -403,6 +413,7 @@ class FormatMetrics:
     tactic_block_lines: tuple[int, ...] = field(default=())
     tactic_block_proof_lines: tuple[int, ...] = field(default=())
     tactic_prose_lines: int = 0
+    final_proof_copies: int = 0
     copied_code_share: float = 0.0
     copied_to_reasoning: float = 0.0
     prose_code_share: float = 0.0
@@ -412,6 +423,7 @@ class FormatMetrics:
     proof_lines: int = 0
     proof_comment_chars: int = 0
     proof_comment_density: float = 0.0
+    proof_prose_comment_chars: int = 0
     code_comment_chars: int = 0
     code_comment_density: float = 0.0
     tactics_comment_chars: int = 0
@@ -454,6 +466,7 @@ _REPETITION_METRICS = {
     "short_consecutive_repeats": "short_loop",
     "reworded_lines": "reworded",
     "shuffled_copies": "shuffled_copies",
+    "reworded_line_share": "reworded_share",
     "loop_lines": "loop_lines",
     "near_duplicates": "near_duplicates",
     "paraphrased_copies": "anchored_copies",
@@ -466,6 +479,7 @@ _REPETITION_METRICS = {
     "echo_rate": "echo_rate",
     "bare_lines": "bare_lines",
     "repeated_remarks": "remarks",
+    "mid_line_remarks": "mid_line_remarks",
     "opener_share": "opener_share",
 }
 _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
@@ -608,12 +622,16 @@ def measure(
         proof_lines=len(final.body),
         proof_comment_chars=proof_comment_chars,
         proof_comment_density=_density(proof_comment_chars, body_chars),
+        proof_prose_comment_chars=(
+            _prose_comments(repetition, body_comments, config.max_proof_prose_comment_chars) if body_comments else 0
+        ),
         code_comment_chars=code_comment_chars,
         # The code's non-comment characters are those of its lines, as split: header, signatures and proof body (the
         # `by` after `:=` aside).
         code_comment_density=_density(
             code_comment_chars, body_chars + non_space_length("".join(final.header + final.statements))
         ),
+        final_proof_copies=_final_proof_copies(blocks, final),
         copied_code_share=min(copied / thinking_chars, 1.0) if thinking_chars else 0.0,
         copied_to_reasoning=copied / max(metrics["reasoning_chars"], 1),
         prose_code_share=prose_copies / repetition.key_bytes if repetition.key_bytes else 0.0,
@@ -781,8 +799,20 @@ def _block_loop(completion: Completion, limit: int | None) -> int:
     if longest_loop(list(map(passage_key, blocks))) <= limit:
         return 0
     steps = list(map(passage_key, map(add, completion.reasoning_pieces, blocks)))
-    copies = longest_loop(steps)
+    copies = max(longest_loop(steps), _block_run(steps, blocks))
     return copies if copies > limit else 0
+
+
+def _block_run(steps: list[bytes], blocks: list[str]) -> int:
+    """Most copies of one block written again at once, nothing but blank lines between.
+
+    The first copy's prose leads into them all, so `steps` (prose and block) see one copy fewer.
+    """
+    best = run = 1
+    for i in range(1, len(steps)):
+        run = run + 1 if steps[i] == passage_key(blocks[i - 1]) else 1
+        best = max(best, run)
+    return best
 
 
 def _inline_repeats_with_summary(prose: int, summary: str, limit: int | None) -> int:
@@ -1251,6 +1281,22 @@ def _is_prose(line: str, *, english: bool) -> bool:
     return english and _PROSE_LINE.match(line.lower()) is not None
 
 
+def _final_proof_copies(blocks: TacticBlockLines, final: LeanParts) -> int:
+    """Times the final proof body, of `_MIN_PROOF_COPY_LINES` lines or more, occurs in the tactic blocks' codes.
+
+    Both are compared as `TacticBlockLines.keys` are: comments blanked, spaces, tabs and newlines deleted.
+    """
+    body = [line for line in final.body if line.strip()]
+    if len(body) < _MIN_PROOF_COPY_LINES or not blocks.keys:
+        return 0
+    key = "".join(body).encode(errors=UTF8_ERRORS).translate(None, b" \t")
+    return sum([code.count(key) for code in blocks.keys])
+
+
+# A proof of one or two lines (`norm_num`, `decide`) is what many steps of a thinking try.
+_MIN_PROOF_COPY_LINES = 3
+
+
 def _copied_chars(blocks: TacticBlockLines, final: LeanParts) -> int:
     """Characters of the tactic blocks' statements copied from the final code (each counted without its spacing).
 
@@ -1278,6 +1324,51 @@ def _prose_copies(repetition: Repetition, final: LeanParts) -> int:
             (len(key) - len(before) - len(after)) * counts[key] for key in filter(counts.__contains__, marked)
         )
     return copied
+
+
+def _prose_comments(repetition: Repetition, comments: Sequence[Comment], limit: int | None) -> int:
+    """Key bytes of the lines of `comments` that quote a prose line: the reasoning moved into the proof.
+
+    Lines of `_MIN_PROSE_COMMENT` key bytes or more (comment marks aside) count when their opening or their ending
+    (`_PROSE_COMMENT_BAND` bytes) is a piece of a prose line: a sentence cut where the writer likes, given a label
+    (`Step 3: ...`) or with a word changed; but not an item of a list (a plan's step used as a label). Counted until the total passes `limit`, over the first
+    `_MOST_PROSE_COMMENTS` such lines: each is searched for in the whole prose, and more of them break the comment
+    bounds anyway.
+    """
+    keys = [key.strip(b"-/!*") for comment in comments for key in line_keys(comment.text)]
+    keys = [key for key in keys if len(key) >= _MIN_PROSE_COMMENT][:_MOST_PROSE_COMMENTS]
+    if not keys or not repetition.key_counts:
+        return 0
+    prose = b"\n".join(repetition.key_counts)
+    band = _PROSE_COMMENT_BAND
+    total = 0
+    for key in keys:
+        at = prose.find(key[:band])
+        if at < 0:
+            at = prose.find(key[-band:])
+        if at < 0:
+            continue
+        # A plan listed in the thinking (`1. Expand and collect the terms.`) names the proof's steps: its items are
+        # lines of their own, about as long as the comment.
+        end = prose.find(b"\n", at)
+        line = prose[prose.rfind(b"\n", 0, at) + 1 : end if end >= 0 else len(prose)]
+        if line[:1] in _LIST_MARKS and len(line) <= len(key) + _PROSE_COMMENT_SLACK:
+            continue
+        total += len(key)
+        if limit is not None and total > limit:
+            break
+    return total
+
+
+# A comment line of fewer key bytes (`-- base case`, `-- Expand and collect like terms`) names a step, whatever the
+# prose says (a plan's steps as labels); 100 lines of 40 bytes are over `max_code_comment_chars` already. A band of
+# 30 key bytes is five words or so: a clause, not a stock phrase.
+_MIN_PROSE_COMMENT = 40
+_MOST_PROSE_COMMENTS = 100
+_PROSE_COMMENT_BAND = 30
+# A list item's key starts with its mark (a number's digits are deleted: `1.` is `.`); a few bytes of end marks.
+_LIST_MARKS = (b"-", b"*", b"+", b".", b")")
+_PROSE_COMMENT_SLACK = 4
 
 
 def _statements(lines: list[str]) -> list[str]:

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from functools import lru_cache
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, chain, compress, pairwise, repeat
 from operator import add, getitem, itemgetter, ne, or_
 from typing import AnyStr, NamedTuple, cast
 
@@ -257,8 +257,13 @@ class Repetition(NamedTuple):
         remarks: Occurrences, all together, of the remarks that each occur three times or more (`Wait.` on its own
             line, or opening or closing a line), lead-ins aside, when more than `max_repeated_remarks` (0 otherwise;
             see `_repeated_remarks`).
+        mid_line_remarks: Occurrences of the short sentences said twice or more in the middle of a line, when over
+            `max_mid_line_remarks` (0 otherwise; see `_mid_line_remarks`).
         shuffled_copies: Most long prose lines that hold a sentence of a paragraph shuffled again and again, when
             more than `max_shuffled_copies` (0 otherwise; see `_shuffled_copies`).
+        reworded_share: Share of the distinct lines of `_REWORDED_SHARE_BYTES` key bytes or more that have a copy,
+            word for word or changed at one place, when over `max_reworded_line_share` (0 otherwise; see
+            `_reworded_share`).
     """
 
     lines: int
@@ -290,6 +295,8 @@ class Repetition(NamedTuple):
     remarks: int = 0
     opener_share: float = 0.0
     shuffled_copies: int = 0
+    reworded_share: float = 0.0
+    mid_line_remarks: int = 0
 
 
 def measure_repetition(
@@ -413,7 +420,108 @@ def measure_repetition(
         remarks,
         openers,
         shuffled,
+        _reworded_share(counts, config.max_reworded_line_share),
+        _mid_line_remarks(data, config.max_mid_line_remarks),
     )
+
+
+def _mid_line_remarks(data: bytes, limit: int | None) -> int:
+    """Occurrences of the short sentences said twice or more in the middle of a line, when over `limit` (else 0).
+
+    A sentence of words alone (eight at most, capitalised, ending in `.`, `!` or `?`) after a sentence that ends in
+    a word and a space, with more text after it on the line: `Wait.` inserted after every sentence, which opens and
+    closes no line and stands on none. A verdict after a computation (`3 * 4 = 12. Correct.`) is no remark. `data`
+    is the prose in UTF-8. Real prose says one such sentence twice at most (`There's a contradiction here.`).
+    """
+    if limit is None:
+        return 0
+    found = Counter(map(bytes.lower, _MID_LINE_REMARK.findall(data)))
+    total = sum([n for n in found.values() if n > 1])
+    return total if total > limit else 0
+
+
+# A remark inside a line: a capitalised sentence of words alone after a sentence that ends in a word (not in a value
+# or a formula: `3 * 4 = 12. Correct.` checks a computation) and one space, with text after it. Its end mark is
+# looked ahead to, not taken, so that the next remark can start there; the pattern starts with a character class,
+# which `re` finds fast, and looks behind only there.
+_MID_LINE_REMARK = re.compile(rb"[.!?](?<=[A-Za-z][.!?]) ([A-Z][-A-Za-z',]*(?: [-A-Za-z',]+){0,7})(?=[.!?] \S)")
+
+
+def _reworded_share(counts: Counter[bytes], limit: float | None) -> float:
+    """Share of the distinct lines of `_REWORDED_SHARE_BYTES` key bytes or more that have a copy, when over `limit`.
+
+    A copy is the line again, or the line changed at one place: a word or two added, dropped or changed
+    (`_one_place_apart`). The thinking written again from the top, each line reworded a little, leaves groups of two
+    or three copies, which no group bound sees, but nearly every line is in one; real thinkings restate a third of
+    their long lines at most (formulas with a term changed). `counts` are the long lines' keys, counted. A copy
+    changed at one place keeps its opening or its ending band (`template_band_chars` x 2 bytes), so only lines that
+    share one are compared, each with the next `_REWORDED_SHARE_PEERS` that do; and only when those lines and the
+    repeated ones could make up the share. A line alike to more than `_REWORDED_SHARE_PARTNERS` others is a table's
+    row, not a copy.
+    """
+    if limit is None:
+        return 0.0
+    keys = list(compress(counts, map(_REWORDED_SHARE_BYTES.__le__, map(len, counts))))
+    if len(keys) < _REWORDED_SHARE_LINES:
+        return 0.0  # a recap restating five lines of a short thinking is no second thinking
+    band = _REWORDED_SHARE_BAND
+    head, tail = itemgetter(slice(None, band)), itemgetter(slice(-band, None))
+    heads, tails = Counter(map(head, keys)), Counter(map(tail, keys))
+    # A line whose bands no other line shares has no copy changed at one place. A band shared by others is shared
+    # by two lines at least, so at least `2 x distinct - lines` lines have an opening of their own, and as many an
+    # ending: a bound on the lines that may have a copy, from the counters' sizes alone.
+    n = len(keys)
+    alone = max(0, 2 * len(heads) + 2 * len(tails) - 3 * n)
+    copied = {key for key in keys if counts[key] > 1}
+    if len(copied) + n - alone <= max(limit * n, _REWORDED_SHARE_LINES - 1):
+        return 0.0
+    banded = [key for key in keys if heads[head(key)] > 1 or tails[tail(key)] > 1]
+    groups: dict[bytes, list[bytes]] = {}
+    for key in banded:
+        groups.setdefault(b"<" + key[:band], []).append(key)
+        groups.setdefault(key[-band:] + b">", []).append(key)
+    pairs: set[tuple[bytes, bytes]] = set()  # a pair may share both bands: counted once
+    for group in groups.values():
+        for n, key in enumerate(group):
+            for other in group[n + 1 : n + 1 + _REWORDED_SHARE_PEERS]:
+                if (key, other) not in pairs and _one_place_apart(key, other):
+                    pairs.add((key, other))
+    partners = Counter(chain.from_iterable(pairs))
+    # A line alike to many others is a table's row or a template's (`The variable a appears only in the first
+    # factor`, then `b` and `second`): a thinking written again gives each line a copy or two.
+    copied.update(key for key, n in partners.items() if n <= _REWORDED_SHARE_PARTNERS)
+    share = len(copied) / len(keys)
+    return share if share > limit and len(copied) >= _REWORDED_SHARE_LINES else 0.0
+
+
+def _one_place_apart(a: bytes, b: bytes) -> bool:
+    """Whether keys `a` and `b` differ at one place only, by `_REWORDED_SHARE_EDIT` bytes at most on either side.
+
+    The common opening and ending are found in C: the highest differing bit of the two openings as numbers, and the
+    lowest of the two endings.
+    """
+    if len(a) > len(b):
+        a, b = b, a
+    size = len(a)
+    if len(b) - size > _REWORDED_SHARE_EDIT:
+        return False
+    short = int.from_bytes(a, "big")
+    opening = size - ((short ^ int.from_bytes(b[:size], "big")).bit_length() + 7) // 8
+    ending_bits = short ^ int.from_bytes(b[len(b) - size :], "big")
+    ending = ((ending_bits & -ending_bits).bit_length() - 1) // 8 if ending_bits else size
+    kept = min(opening + ending, size)
+    return size - kept <= _REWORDED_SHARE_EDIT and len(b) - kept <= _REWORDED_SHARE_EDIT
+
+
+# `_reworded_share`'s lines (about eight words), the fewest of them it judges and of those with a copy, the bands
+# that find a copy, how many lines sharing a band each is compared with, the most copies a line may have (a row of a
+# table has more), and how many key bytes a change at one place may take (a word or two).
+_REWORDED_SHARE_BYTES = 60
+_REWORDED_SHARE_LINES = 12
+_REWORDED_SHARE_BAND = 24
+_REWORDED_SHARE_PEERS = 8
+_REWORDED_SHARE_PARTNERS = 4
+_REWORDED_SHARE_EDIT = 24
 
 
 def _echo_rate(
@@ -973,7 +1081,10 @@ def _short_loop(
     # A line without a letter is a matrix's or a table's row (`[1, 1, 1, 1]`), which may be written again and again.
     hot = {key for key in compress(counts, map(limit.__lt__, counts.values())) if _HAS_LETTER(key)}
     flags = bytes(map(hot.__contains__, filled))
-    best = 0
+    # Copies that differ by a counter may be an enumeration's cases that share a verdict (`- n = 3: n is odd, so
+    # ...`): they are a loop past the template bound, as alike lines in a row are (and none without one).
+    counted = config.max_template_repeats
+    best = _counted_loop(filled, key_lines, hot, max(limit, counted), text_lines, edges) if counted is not None else 0
     at: list[int] = []
     for stretch in re.finditer(rb"\x01{%d,}" % (limit + 1), flags):
         start, end = stretch.span()
@@ -989,6 +1100,118 @@ def _short_loop(
             exact = ["".join(prose[i].lower().split()) for i in at[first:last]]
             best = max(best, _longest_loop(exact, Counter(exact))[0])
     return best if best > limit else 0
+
+
+def _counted_loop(
+    filled: list[bytes],
+    key_lines: list[bytes],
+    hot: set[bytes],
+    limit: int,
+    text_lines: Callable[[], list[str]],
+    edges: Callable[[], Sequence[int]],
+) -> int:
+    """Copies in a row of a passage written again with a counter, when over `limit` (0 otherwise).
+
+    `_short_loop` confirms its loops digit for digit, so `Pass 3.` before each copy, `(3)` on each line or `Pass
+    three.` hides them. A line of `_COUNTED_LINE_BYTES` key bytes or more seen more than `limit` times at one
+    distance (up to `_MAX_LOOP_LINES` lines, no block between) marks a loop: the lines at each place of the copies
+    that are alike by keys must hold two thirds of a copy's key bytes, and their digits
+    may differ from copy to copy by a counter only (`_one_counter`). The cases of an enumeration (`- n = 3: 3^3 + 1
+    = 28`, then `This is not divisible by 7.`) each hold a value besides their number; cases that share a verdict
+    are why `limit` is the template bound. A copy is two lines or more, and one of its alike lines is a sentence
+    (`_COUNTED_SENTENCE_BYTES`): a list may map each index alike in one line (`- x_3 is positive because ...`), an
+    outline repeat its short headings (`- Step 3: bound the term`) and a goal state its context after each step.
+    `filled` are the non-blank lines' keys, `hot` those seen more than `limit` times.
+    """
+    places: dict[bytes, list[int]] = {}
+    for n, key in enumerate(filled):
+        if key in hot and len(key) >= _COUNTED_LINE_BYTES:
+            places.setdefault(key, []).append(n)
+    best = 0
+    at: list[int] = []
+    for seen in places.values():
+        i = 0
+        while i + limit < len(seen):
+            gap = seen[i + 1] - seen[i]
+            j = i + 1
+            while j + 1 < len(seen) and seen[j + 1] - seen[j] == gap:
+                j += 1
+            if j - i + 1 > max(limit, best) and 1 < gap <= _MAX_LOOP_LINES:
+                at = at or list(compress(range(len(key_lines)), key_lines))
+                # Cut where a block falls between two lines: lines on either side of one are not in a row. A copy
+                # runs from its marker line to the line before the next (the last one, as far as the stretch goes).
+                end = min(seen[j] + gap, len(filled))
+                for first, last in _segments(at, seen[i], end, edges()):
+                    start = first + (seen[i] - first) % gap  # the first marker line of the stretch
+                    copies = len(range(start, min(last, seen[j] + 1), gap))
+                    windows = len(range(start, last - gap + 1, gap))  # the copies that end before the stretch does
+                    if copies > max(limit, best) and _alike_but_a_counter(
+                        filled, at, (start, gap, windows), text_lines
+                    ):
+                        best = copies
+            i = j
+    return best if best > limit else 0
+
+
+def _alike_but_a_counter(
+    filled: list[bytes], at: list[int], where: tuple[int, int, int], text_lines: Callable[[], list[str]]
+) -> bool:
+    """Whether passages of lines from `filled` are a loop, for `_counted_loop`.
+
+    `where` is `(start, gap, copies)`: `copies` passages of `gap` lines from `filled[start]` on. `at` is where each
+    of `filled` is among the prose's lines.
+    """
+    start, gap, copies = where
+    if copies < 2:
+        return False
+    places = [filled[start + k : start + k + copies * gap : gap] for k in range(gap)]
+    if any(column.count(column[0]) == copies - 1 == column.index(column[-1]) for column in places):
+        # The last copy ran past the loop into the text after it (its marker line is a case's last line).
+        copies -= 1
+        places = [column[:copies] for column in places]
+    alike = [k for k, column in enumerate(places) if column.count(column[0]) == copies]
+    kept = sum(len(places[k][0]) for k in alike)
+    if not alike or max(len(places[k][0]) for k in alike) < _COUNTED_SENTENCE_BYTES:
+        return False
+    if 3 * kept < 2 * sum(len(column[0]) for column in places):
+        return False
+    prose = text_lines()
+    changed: list[tuple[str, ...]] = []  # each number that changes from copy to copy, over the copies
+    for k in alike:
+        lines = ["".join(prose[at[start + k + n * gap]].lower().split()) for n in range(copies)]
+        if lines.count(lines[0]) == copies:
+            continue
+        numbers = [_NUMBER.findall(line) for line in lines]
+        if any(len(held) != len(numbers[0]) for held in numbers):
+            return False
+        changed += [slot for slot in zip(*numbers, strict=True) if slot.count(slot[0]) != copies]
+    return _one_counter(changed)
+
+
+def _one_counter(changed: list[tuple[str, ...]]) -> bool:
+    """Whether the numbers that change from copy to copy (each over the copies) are one counter.
+
+    They are when each copy holds one value in all of them (`Pass 3.`, `(3)` on each line), or when each steps by one
+    and the same amount (a list numbered across the copies: `1.` to `3.`, then `4.` to `6.`). A case's value (`3^3 +
+    1 = 28`) steps otherwise than its number.
+    """
+    if all(len(set(copy)) == 1 for copy in zip(*changed, strict=True)):
+        return True
+    steps: set[int] = set()
+    for values in changed:
+        if not all(map(str.isdecimal, values)):
+            return False
+        numbers = list(map(int, values))
+        steps.update(b - a for a, b in pairwise(numbers))
+        if len(steps) > 1:
+            return False
+    return 0 not in steps
+
+
+# A counted loop's marker line, in key bytes (a template unit: shorter lines are formulas and labels), and its
+# sentence: five words or so (`So the bound holds.` is 16; an outline's heading, `- Step 3: bound the term`, 18).
+_COUNTED_LINE_BYTES = 16
+_COUNTED_SENTENCE_BYTES = 24
 
 
 def _medium_repeats(

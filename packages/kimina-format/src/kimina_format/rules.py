@@ -116,6 +116,15 @@ def final_code_block(c: Completion, m: FormatMetrics, config: FormatConfig) -> l
 def _remarks(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
     """Rule 3's bounds on a verbal tic: remarks said again and again, and one opener or closer line after line."""
     violations = []
+    limit = config.max_mid_line_remarks
+    if limit is not None and m.mid_line_remarks > limit:
+        violations.append(
+            Violation(
+                Code.SHORT_LINE_REPEATS,
+                f"short sentences said again in the middle of lines, each twice or more, occur {m.mid_line_remarks}"
+                f" times in all (limit {limit})",
+            )
+        )
     limit = config.max_repeated_remarks
     if limit is not None and m.repeated_remarks > limit:
         violations.append(
@@ -270,9 +279,18 @@ def _spread_repetition(m: FormatMetrics, config: FormatConfig) -> list[Violation
 
     A long line or a passage written again and again, its copies apart; lines each written often, whatever their
     order; sentences echoed at once (`X. X. Y. Y.`); a phrase written again within one line; a loop of blocks with the
-    prose before each.
+    prose before each; the thinking written again, each line reworded a little.
     """
     violations = []
+    share = config.max_reworded_line_share
+    if share is not None and m.reworded_line_share > share:
+        violations.append(
+            Violation(
+                Code.NEAR_DUPLICATES,
+                f"{m.reworded_line_share:.0%} of the distinct long prose lines have a copy, word for word or changed"
+                f" at one place (limit {share:.0%})",
+            )
+        )
     limit = config.max_long_line_repeats
     if limit is not None and m.long_line_repeats > limit:
         violations.append(
@@ -385,6 +403,14 @@ def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list
                 f"{m.tactic_prose_lines} tactic-block lines are English sentences, not code (limit {most})",
             )
         )
+    most = config.max_final_proof_copies
+    if most is not None and m.final_proof_copies > most:
+        violations.append(
+            Violation(
+                Code.COPIED_CODE,
+                f"the tactic blocks hold the whole final proof {m.final_proof_copies} times (limit {most})",
+            )
+        )
     share = config.max_copied_code_share
     if share is not None and m.copied_code_share > share:
         violations.append(
@@ -438,6 +464,15 @@ def comments(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Viol
             Violation(
                 Code.PROOF_TOO_MANY_COMMENTS,
                 f"comments are {m.proof_comment_density:.0%} of the final proof (limit {limit:.0%})",
+            )
+        )
+    most = config.max_proof_prose_comment_chars
+    if most is not None and m.proof_prose_comment_chars > most:
+        violations.append(
+            Violation(
+                Code.PROOF_TOO_MANY_COMMENTS,
+                f"the final proof's comments quote {m.proof_prose_comment_chars} key bytes of the reasoning"
+                f" (limit {most})",
             )
         )
     most = config.max_code_comment_chars

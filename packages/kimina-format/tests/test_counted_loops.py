@@ -1,0 +1,188 @@
+"""A passage looped with a counter in each copy (kimina-format 0.12.0): `max_short_consecutive_repeats` sees it.
+
+A few lines written 12 times in a row, each copy after a line `Pass 3.`, kept the full score on every real row: the
+loops of short lines are confirmed digit for digit (so that `n = 3`, `n = 4` stays an enumeration), and the counter
+made every copy differ; `Pass three.` hid it from the keys as well. A line seen more than 10 times at one distance
+now marks a loop whose copies are alike but for a counter or a line that changes: the lines alike in every copy must
+hold 24 key bytes and two thirds of the copy. Copies that differ by a counter are bounded as alike lines in a row
+are (10, not 6): the cases of an enumeration may share a verdict. Cases that hold a value besides their number stay
+cases at any count; a copy of one line must be a long line (a list may map each index alike). Each attack edits real
+completions; each look-alike, a healthy edit, must leave every row its score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kimina_format import FormatConfig, ViolationCode, check_format
+from kimina_format.testing import Edit, insert_after, prose_completion, prose_lines, red_team_tests
+from kimina_format.testing import RedTeamCase as Case
+
+Row = dict[str, Any]
+_SPELLED = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen".split()
+_FENCE = "`" * 3
+
+
+def _looped(copy: Callable[[int, list[str]], str], lines: int = 3, *, sep: str = "\n") -> Edit:
+    """Copies `copy(k, real)` for k = 1, 2, ... (12 of them) after `<think>`, `real` being `lines` distinct prose lines of
+    the row of 40 to 200 key bytes (sentences, as a loop of the reasoning holds)."""
+
+    def edit(row: Row) -> Row | None:
+        real = prose_lines(row["completion"], 40, 200, distinct=True)[:lines]
+        if len(real) < lines:
+            return None
+        text = insert_after(row["completion"], sep.join(copy(k, real) for k in range(1, 13)))
+        return None if text is None else {**row, "completion": text}
+
+    return edit
+
+
+def _cases(case: Callable[[int], str], sep: str = "\n", count: int = 12) -> Edit:
+    """`count` cases `case(k)` of an enumeration after `<think>`."""
+
+    def edit(row: Row) -> Row | None:
+        text = insert_after(row["completion"], sep.join(case(k) for k in range(1, count + 1)))
+        return None if text is None else {**row, "completion": text}
+
+    return edit
+
+
+def _split_by_a_block(row: Row) -> Row | None:
+    """22 copies of a counted passage with a tactic block after the eleventh: 11 copies on each side."""
+    real = prose_lines(row["completion"], 40, 200, distinct=True)[:2]
+    if len(real) < 2:
+        return None
+    copies = [f"Pass {k}.\n" + "\n".join(real) for k in range(1, 23)]
+    copies.insert(11, f"{_FENCE}tactics\n  norm_num\n{_FENCE}")
+    text = insert_after(row["completion"], "\n".join(copies))
+    return None if text is None else {**row, "completion": text}
+
+
+ATTACKS = {
+    "a_numbered_pass_before_each_copy": Case(
+        "consecutive_repeats", _looped(lambda k, real: f"Pass {k}.\n" + "\n".join(real))
+    ),
+    "a_spelled_counter_before_each_copy": Case(
+        "consecutive_repeats", _looped(lambda k, real: f"Attempt {_SPELLED[k - 1]}:\n" + "\n".join(real), 2)
+    ),
+    "a_counter_on_every_line": Case(
+        "consecutive_repeats", _looped(lambda k, real: "\n".join(f"({k}) {line}" for line in real))
+    ),
+    "a_counter_inside_a_line_of_the_copy": Case(
+        "consecutive_repeats",
+        _looped(lambda k, real: f"{real[0]} (check {k})\n" + "\n".join(real[1:])),
+    ),
+    "one_line_after_each_counter": Case("consecutive_repeats", _looped(lambda k, real: f"Pass {k}.\n{real[0]}", 1)),
+    "copies_apart_with_a_counter_at_their_end": Case(
+        "consecutive_repeats", _looped(lambda k, real: "\n".join(real) + f"\n(round {k})", sep="\n\n")
+    ),
+    "a_block_in_the_middle_of_the_loop": Case("consecutive_repeats", _split_by_a_block),
+    # The copies numbered as one running list, `1.` to `3.`, then `4.` to `6.` (the eighteenth red team).
+    "a_list_numbered_across_the_copies": Case(
+        "consecutive_repeats",
+        _looped(lambda k, real: "\n".join(f"{3 * k - 2 + i}. {line}" for i, line in enumerate(real))),
+    ),
+    # One long line (a sentence, 40 key bytes or more) with a counter, 12 times in a row (the seventeenth red team).
+    "a_long_line_with_a_counter_in_a_row": Case(
+        "consecutive_repeats",
+        _looped(lambda k, real: f"Attempt {k}: {max(real, key=len)}", 3),
+        xfail="HOLE: one line with a counter, 12 times in a row, reads as an enumeration's cases that share a verdict"
+        " (`- x_3 is positive because it is a sum of positive terms.` 13 times, a look-alike of test_redteam_loops2):"
+        " 187 of 188 rows keep the full score; 15 copies of a line of 100 characters break `max_near_duplicates`",
+    ),
+}
+
+LOOK_ALIKES = {
+    # Each case holds its value besides its number, and one verdict closes each.
+    "cases_each_closed_by_one_verdict": Case(
+        "consecutive_repeats", _cases(lambda k: f"- n = {k}: {k}^3 + 1 = {k**3 + 1}\nThis is not divisible by 7.")
+    ),
+    "cases_apart_with_a_long_verdict_in_each": Case(
+        "consecutive_repeats",
+        _cases(
+            lambda k: f"Case n = {k}:\nThen n^2 + 1 = {k * k + 1}, which is not divisible by 4 because it is odd.",
+            "\n\n",
+        ),
+    ),
+    "values_of_a_table_one_per_line": Case(
+        "consecutive_repeats",
+        _cases(lambda k: f"When t = {k}, the left side is {3 * k + 1} and the right side is {k * k}."),
+    ),
+    # Cases that share their verdict (the eighteenth red team), up to the template bound: ten of one line, nine of
+    # two (ten long verdicts break `max_often_repeated_lines` on a row that repeats long lines already).
+    "ten_residues_sharing_one_verdict": Case(
+        "consecutive_repeats",
+        _cases(lambda k: f"If n ≡ {k} (mod 11), then n^10 ≡ {k}^10 ≡ 1 (mod 11) by Fermat's little theorem.", count=10),
+    ),
+    "cases_of_two_lines_sharing_a_verdict": Case(
+        "consecutive_repeats",
+        _cases(
+            lambda k: (
+                f"Case {k}:\nSubstituting gives an equation with no integer solution, so this case is impossible."
+            ),
+            count=9,
+        ),
+    ),
+    # A list that maps each index alike: short lines, whose copies one line at a time are no loop.
+    "each_index_mapped_alike": Case(
+        "consecutive_repeats", _cases(lambda k: f"- Lean's $a {k}$ is the problem's $a_{{{k}}}$")
+    ),
+    # Steps numbered within a numbered part: the part's number is the only one that changes between the parts.
+    "the_same_two_steps_done_for_six_parts": Case(
+        "consecutive_repeats",
+        _cases(
+            lambda k: (
+                f"Part {k}.1: we expand the product for the {_SPELLED[k - 1]}th term and collect like terms.\n"
+                f"Part {k}.2: we check that the result agrees with the value computed for the previous term."
+            ),
+            count=9,
+        ),
+    ),
+}
+
+test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = red_team_tests(ATTACKS, LOOK_ALIKES)
+
+
+_COPY = [
+    "The sum of the three terms is at most 12 here, by the bound above.",
+    "So the bound holds and we can go on with the rest of the proof.",
+]
+
+
+def _counted(copies: int, counter: Callable[[int], str] = lambda k: f"Pass {k}.") -> str:
+    return "\n".join(counter(k) + "\n" + "\n".join(_COPY) for k in range(1, copies + 1))
+
+
+def test_a_counted_loop_is_measured_over_the_bound_only() -> None:
+    assert check_format(prose_completion(_counted(12))).metrics.short_consecutive_repeats >= 11
+    spelled = check_format(prose_completion(_counted(12, lambda k: f"Try {_SPELLED[k]}:")))
+    assert spelled.metrics.short_consecutive_repeats >= 11
+    # Copies that differ by a counter are bounded as alike lines in a row are (`max_template_repeats`, 10): the
+    # cases of an enumeration may share a verdict.
+    at_the_bound = check_format(prose_completion(_counted(10)))
+    assert at_the_bound.metrics.short_consecutive_repeats == 0
+    assert ViolationCode.CONSECUTIVE_REPEATS not in at_the_bound.codes
+    unbounded = FormatConfig(max_short_consecutive_repeats=None)
+    assert check_format(prose_completion(_counted(12)), config=unbounded).metrics.short_consecutive_repeats == 0
+
+
+def test_a_counted_loop_is_reported() -> None:
+    verdict = check_format(prose_completion(_counted(12)))
+    assert ViolationCode.CONSECUTIVE_REPEATS in verdict.codes
+    assert any("in a row" in v.message for v in verdict.violations)
+
+
+def test_what_is_no_counted_loop() -> None:
+    # Two numbers change from copy to copy: a case and its value.
+    cases = "\n".join(f"x = {k}:\n{_COPY[0]} It gives {k * k}." for k in range(1, 13))
+    assert check_format(prose_completion(cases)).metrics.short_consecutive_repeats == 0
+    # The alike lines are a third of each copy: what changes is the copy.
+    varied = "\n".join(
+        f"{_COPY[1]}\nNow take the {_SPELLED[k]}th term, expand it fully and compare the two sides of it."
+        for k in range(12)
+    )
+    assert check_format(prose_completion(varied)).metrics.short_consecutive_repeats == 0
+    # Alike lines too short to be a loop's body: a verdict after each case.
+    short = "\n".join(f"Case {_SPELLED[k]} is done.\nThis is not a square." for k in range(12))
+    assert check_format(prose_completion(short)).metrics.short_consecutive_repeats == 0
