@@ -1129,6 +1129,8 @@ def _counted_loop(
             places.setdefault(key, []).append(n)
     best = 0
     at: list[int] = []
+    # The stretches already judged, by distance: every line of a loop marks it, and it is judged once.
+    judged: list[tuple[int, int, int]] = []
     for seen in places.values():
         i = 0
         while i + limit < len(seen):
@@ -1136,7 +1138,12 @@ def _counted_loop(
             j = i + 1
             while j + 1 < len(seen) and seen[j + 1] - seen[j] == gap:
                 j += 1
-            if j - i + 1 > max(limit, best) and 1 < gap <= _MAX_LOOP_LINES:
+            if (
+                j - i + 1 > max(limit, best)
+                and 1 < gap <= _MAX_LOOP_LINES
+                and not any(size == gap and first <= seen[i] < end for size, first, end in judged)
+            ):
+                judged.append((gap, seen[i], seen[j] + gap))
                 at = at or list(compress(range(len(key_lines)), key_lines))
                 # Cut where a block falls between two lines: lines on either side of one are not in a row. A copy
                 # runs from its marker line to the line before the next (the last one, as far as the stretch goes).
