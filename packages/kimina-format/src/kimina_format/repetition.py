@@ -454,7 +454,7 @@ def _reworded_share(counts: Counter[bytes], limit: float | None) -> float:
     (`_one_place_apart`). The thinking written again from the top, each line reworded a little, leaves groups of two
     or three copies, which no group bound sees, but nearly every line is in one; real thinkings restate a third of
     their long lines at most (formulas with a term changed). `counts` are the long lines' keys, counted. A copy
-    changed at one place keeps its opening or its ending band (`template_band_chars` x 2 bytes), so only lines that
+    changed at one place keeps its opening or its ending band (`_REWORDED_SHARE_BAND` bytes), so only lines that
     share one are compared, each with the next `_REWORDED_SHARE_PEERS` that do; and only when those lines and the
     repeated ones could make up the share. A line alike to more than `_REWORDED_SHARE_PARTNERS` others is a table's
     row, not a copy.
@@ -470,10 +470,10 @@ def _reworded_share(counts: Counter[bytes], limit: float | None) -> float:
     # A line whose bands no other line shares has no copy changed at one place. A band shared by others is shared
     # by two lines at least, so at least `2 x distinct - lines` lines have an opening of their own, and as many an
     # ending: a bound on the lines that may have a copy, from the counters' sizes alone.
-    n = len(keys)
-    alone = max(0, 2 * len(heads) + 2 * len(tails) - 3 * n)
+    lines = len(keys)
+    alone = max(0, 2 * len(heads) + 2 * len(tails) - 3 * lines)
     copied = {key for key in keys if counts[key] > 1}
-    if len(copied) + n - alone <= max(limit * n, _REWORDED_SHARE_LINES - 1):
+    if len(copied) + lines - alone <= max(limit * lines, _REWORDED_SHARE_LINES - 1):
         return 0.0
     banded = [key for key in keys if heads[head(key)] > 1 or tails[tail(key)] > 1]
     groups: dict[bytes, list[bytes]] = {}
@@ -482,15 +482,15 @@ def _reworded_share(counts: Counter[bytes], limit: float | None) -> float:
         groups.setdefault(key[-band:] + b">", []).append(key)
     pairs: set[tuple[bytes, bytes]] = set()  # a pair may share both bands: counted once
     for group in groups.values():
-        for n, key in enumerate(group):
-            for other in group[n + 1 : n + 1 + _REWORDED_SHARE_PEERS]:
+        for i, key in enumerate(group):
+            for other in group[i + 1 : i + 1 + _REWORDED_SHARE_PEERS]:
                 if (key, other) not in pairs and _one_place_apart(key, other):
                     pairs.add((key, other))
     partners = Counter(chain.from_iterable(pairs))
     # A line alike to many others is a table's row or a template's (`The variable a appears only in the first
     # factor`, then `b` and `second`): a thinking written again gives each line a copy or two.
-    copied.update(key for key, n in partners.items() if n <= _REWORDED_SHARE_PARTNERS)
-    share = len(copied) / len(keys)
+    copied.update(key for key, alike in partners.items() if alike <= _REWORDED_SHARE_PARTNERS)
+    share = len(copied) / lines
     return share if share > limit and len(copied) >= _REWORDED_SHARE_LINES else 0.0
 
 
