@@ -129,7 +129,7 @@ LOOK_ALIKES = {
         "consecutive_repeats", _cases(lambda k: f"- Lean's $a {k}$ is the problem's $a_{{{k}}}$")
     ),
     # Steps numbered within a numbered part: the part's number is the only one that changes between the parts.
-    "the_same_two_steps_done_for_six_parts": Case(
+    "the_same_two_steps_done_for_nine_parts": Case(
         "consecutive_repeats",
         _cases(
             lambda k: (

@@ -796,21 +796,23 @@ def _block_loop(completion: Completion, limit: int | None) -> int:
     if limit is None or len(blocks) <= limit:
         return 0
     # A loop of steps is a loop of their blocks, so the blocks alone (a third of the thinking) rule most thinkings out.
-    if longest_loop(list(map(passage_key, blocks))) <= limit:
+    block_keys = list(map(passage_key, blocks))
+    if longest_loop(block_keys) <= limit:
         return 0
     steps = list(map(passage_key, map(add, completion.reasoning_pieces, blocks)))
-    copies = max(longest_loop(steps), _block_run(steps, blocks))
+    copies = max(longest_loop(steps), _block_run(steps, block_keys))
     return copies if copies > limit else 0
 
 
-def _block_run(steps: list[bytes], blocks: list[str]) -> int:
+def _block_run(steps: list[bytes], block_keys: list[bytes]) -> int:
     """Most copies of one block written again at once, nothing but blank lines between.
 
-    The first copy's prose leads into them all, so `steps` (prose and block) see one copy fewer.
+    The first copy's prose leads into them all, so `steps` (prose and block) see one copy fewer. A step whose key is
+    the block before it alone is that block again with no prose before it (blank lines have no key).
     """
     best = run = 1
     for i in range(1, len(steps)):
-        run = run + 1 if steps[i] == passage_key(blocks[i - 1]) else 1
+        run = run + 1 if steps[i] == block_keys[i - 1] else 1
         best = max(best, run)
     return best
 
@@ -1331,9 +1333,9 @@ def _prose_comments(repetition: Repetition, comments: Sequence[Comment], limit: 
 
     Lines of `_MIN_PROSE_COMMENT` key bytes or more (comment marks aside) count when their opening or their ending
     (`_PROSE_COMMENT_BAND` bytes) is a piece of a prose line: a sentence cut where the writer likes, given a label
-    (`Step 3: ...`) or with a word changed; but not an item of a list (a plan's step used as a label). Counted until the total passes `limit`, over the first
-    `_MOST_PROSE_COMMENTS` such lines: each is searched for in the whole prose, and more of them break the comment
-    bounds anyway.
+    (`Step 3: ...`) or with a word changed; but not an item of a list (a plan's step used as a label). Counted until
+    the total passes `limit`, over the first `_MOST_PROSE_COMMENTS` such lines: each is searched for in the whole
+    prose, and more of them break the comment bounds anyway.
     """
     keys = [key.strip(b"-/!*") for comment in comments for key in line_keys(comment.text)]
     keys = [key for key in keys if len(key) >= _MIN_PROSE_COMMENT][:_MOST_PROSE_COMMENTS]

@@ -1115,13 +1115,14 @@ def _counted_loop(
     `_short_loop` confirms its loops digit for digit, so `Pass 3.` before each copy, `(3)` on each line or `Pass
     three.` hides them. A line of `_COUNTED_LINE_BYTES` key bytes or more seen more than `limit` times at one
     distance (up to `_MAX_LOOP_LINES` lines, no block between) marks a loop: the lines at each place of the copies
-    that are alike by keys must hold two thirds of a copy's key bytes, and their digits
-    may differ from copy to copy by a counter only (`_one_counter`). The cases of an enumeration (`- n = 3: 3^3 + 1
+    that are alike by keys must hold two thirds of a copy's key bytes, and their digits may differ from copy to copy
+    by a counter only (`_one_counter`). The cases of an enumeration (`- n = 3: 3^3 + 1
     = 28`, then `This is not divisible by 7.`) each hold a value besides their number; cases that share a verdict
     are why `limit` is the template bound. A copy is two lines or more, and one of its alike lines is a sentence
     (`_COUNTED_SENTENCE_BYTES`): a list may map each index alike in one line (`- x_3 is positive because ...`), an
     outline repeat its short headings (`- Step 3: bound the term`) and a goal state its context after each step.
-    `filled` are the non-blank lines' keys, `hot` those seen more than `limit` times.
+    `filled` are the non-blank lines' keys, `hot` those seen often enough to mark a short loop (a superset of those
+    that can mark this one).
     """
     places: dict[bytes, list[int]] = {}
     for n, key in enumerate(filled):
