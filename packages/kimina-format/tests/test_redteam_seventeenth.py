@@ -17,6 +17,7 @@ from typing import Any
 from kimina_format import FormatConfig, ViolationCode, check_format
 from kimina_format.testing import (
     Edit,
+    change_prose_lines,
     final_code_of,
     insert_after,
     prose_completion,
@@ -34,18 +35,6 @@ _FILLERS = ["really", "actually", "indeed", "clearly", "now"]
 _MAX_CHARS = 77_000  # under the length limit, so only the rule the case is about can fire
 
 
-def _prose(thinking: str, change: Callable[[str, int], str]) -> str:
-    """`thinking` with each non-blank line outside its fences changed by `change(line, index)`."""
-    out, fenced = [], False
-    for i, line in enumerate(thinking.split("\n")):
-        if line.lstrip().startswith(_FENCE):
-            fenced = not fenced
-        elif not fenced and line.strip():
-            line = change(line, i)
-        out.append(line)
-    return "\n".join(out)
-
-
 def _with_filler(line: str, i: int) -> str:
     """`line` with a filler word added inside it, at a place that moves from line to line."""
     words = line.split(" ")
@@ -58,7 +47,7 @@ def _with_filler(line: str, i: int) -> str:
 def _started_over(change: Callable[[str, int], str], lead: str = "Wait, let me start over.") -> Edit:
     def edit(row: Row) -> Row | None:
         thinking = thinking_of(row["completion"]).strip("\n")
-        text = with_thinking(row["completion"], f"{thinking}\n\n{lead}\n\n{_prose(thinking, change)}")
+        text = with_thinking(row["completion"], f"{thinking}\n\n{lead}\n\n{change_prose_lines(thinking, change)}")
         return None if len(text) > _MAX_CHARS else {**row, "completion": text}
 
     return edit
@@ -80,7 +69,7 @@ def _after_each_sentence(remark: str, least: int = 12) -> Edit:
 
     def edit(row: Row) -> Row | None:
         thinking = thinking_of(row["completion"])
-        changed = _prose(thinking, lambda line, _: _WORD_END.sub(rf"\1 {remark} ", line))
+        changed = change_prose_lines(thinking, lambda line, _: _WORD_END.sub(rf"\1 {remark} ", line))
         if changed.count(f" {remark} ") - thinking.count(f" {remark} ") < least:
             return None
         return {**row, "completion": with_thinking(row["completion"], changed)}
@@ -100,7 +89,7 @@ def _said_twice(sentence: str) -> Edit:
                 return _SENTENCE_END.sub(rf"\1 {sentence} ", line, count=1)
             return line
 
-        changed = _prose(thinking, change)
+        changed = change_prose_lines(thinking, change)
         return None if done[0] < 2 else {**row, "completion": with_thinking(row["completion"], changed)}
 
     return edit
@@ -237,7 +226,9 @@ LOOK_ALIKES = {
                     for k, line in enumerate(
                         [
                             line
-                            for line in _prose(thinking_of(row["completion"]), lambda line, _: line).split("\n")
+                            for line in change_prose_lines(thinking_of(row["completion"]), lambda line, _: line).split(
+                                "\n"
+                            )
                             if len(line) > 80 and _FENCE not in line
                         ][:3]
                     )

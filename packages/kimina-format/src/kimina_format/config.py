@@ -75,6 +75,12 @@ class FormatConfig:
             `Hmm… `), two words (`Okay so ...`), after a bullet or a number too, a question after a comma, a dash or
             a parenthesis (`..., right?`). A verbal tic at the head or the end of every line or two. The cases of an
             enumeration, opened alike and going on alike but for a value (`Let me try n = 3: ...`), count once.
+        max_sentence_opener_share: Most share of the prose's sentences inside a line (after a sentence that ends in a
+            word) that one tic may open, once it opens 10: one or two words before a comma, a semicolon, a dash or
+            an ellipsis (`Wait, `), the tic of `max_opener_share` put before every sentence instead of every line.
+        max_sentence_closer_share: Most share of the prose's sentences that end in a word that one tic may close,
+            once it closes 10: up to three words after a comma, a semicolon, a dash or an ellipsis that follows 16
+            characters of the sentence (`, I think.`, ` — wait.`).
         max_paragraph_repeats: Most times one paragraph may occur in the thinking: a prose paragraph (a stretch
             between blank lines, by the keys of its lines, of at least `repetition_min_chars` bytes), or a fenced
             block of at least 20 characters. A loop of a paragraph of short lines escapes the per-line counts.
@@ -266,6 +272,8 @@ class FormatConfig:
     max_repeated_remarks: int | None = 60
     max_mid_line_remarks: int | None = 8
     max_opener_share: float | None = 0.25
+    max_sentence_opener_share: float | None = 0.3
+    max_sentence_closer_share: float | None = 0.1
     max_paragraph_repeats: int | None = 12
     max_often_repeated_lines: int | None = 30
     max_duplicate_line_share: float | None = 0.4

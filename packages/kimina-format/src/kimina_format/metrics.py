@@ -265,6 +265,12 @@ class FormatMetrics:
             comma, a semicolon, a dash or an ellipsis, two words, or a question after a comma, a dash or a
             parenthesis: `Wait, ...`, `Okay so ...`, `..., right?`; an enumeration's cases once), when it takes 40
             lines or more and more than `max_opener_share` of them (0 otherwise).
+        sentence_opener_share: Share of the prose's sentences inside a line that one tic opens (a word or two before
+            a comma, a dash or an ellipsis: `Wait, `), when it opens 10 or more and more than
+            `max_sentence_opener_share` of them (0 otherwise).
+        sentence_closer_share: Share of the prose's sentences that end in a word that one tic closes (up to three
+            words after a comma, a dash or an ellipsis: `, I think.`), when it closes 10 or more and more than
+            `max_sentence_closer_share` of them (0 otherwise).
         longest_line_chars: Bytes in the key of the longest prose line (0 when no line is long).
         invisible_chars: Invisible characters anywhere (zero-width, format, control, non-ASCII spaces).
         symbol_chars: Pictographic characters anywhere (emoji, dingbats, private use).
@@ -391,6 +397,8 @@ class FormatMetrics:
     repeated_remarks: int = 0
     mid_line_remarks: int = 0
     opener_share: float = 0.0
+    sentence_opener_share: float = 0.0
+    sentence_closer_share: float = 0.0
     longest_line_chars: int = 0
     invisible_chars: int = 0
     symbol_chars: int = 0
@@ -481,6 +489,8 @@ _REPETITION_METRICS = {
     "repeated_remarks": "remarks",
     "mid_line_remarks": "mid_line_remarks",
     "opener_share": "opener_share",
+    "sentence_opener_share": "sentence_openers",
+    "sentence_closer_share": "sentence_closers",
 }
 _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 

@@ -264,6 +264,10 @@ class Repetition(NamedTuple):
         reworded_share: Share of the distinct lines of `_REWORDED_SHARE_BYTES` key bytes or more that have a copy,
             word for word or changed at one place, when over `max_reworded_line_share` (0 otherwise; see
             `_reworded_share`).
+        sentence_openers: Share of the sentences inside a line that one tic opens, when it opens `_TIC_FLOOR` or
+            more and more than `max_sentence_opener_share` of them (0 otherwise; see `_sentence_tics`).
+        sentence_closers: Share of the sentences that end in a word that one tic closes, when it closes
+            `_TIC_FLOOR` or more and more than `max_sentence_closer_share` of them (0 otherwise; the same).
     """
 
     lines: int
@@ -297,6 +301,8 @@ class Repetition(NamedTuple):
     shuffled_copies: int = 0
     reworded_share: float = 0.0
     mid_line_remarks: int = 0
+    sentence_openers: float = 0.0
+    sentence_closers: float = 0.0
 
 
 def measure_repetition(
@@ -422,15 +428,16 @@ def measure_repetition(
         shuffled,
         _reworded_share(counts, config.max_reworded_line_share),
         _mid_line_remarks(data, config.max_mid_line_remarks),
+        *_sentence_tics(data, config.max_sentence_opener_share, config.max_sentence_closer_share),
     )
 
 
 def _mid_line_remarks(data: bytes, limit: int | None) -> int:
     """Occurrences of the short sentences said twice or more in the middle of a line, when over `limit` (else 0).
 
-    A sentence of words alone (eight at most, capitalised, ending in `.`, `!` or `?`) after a sentence that ends in
-    a word and a space, with more text after it on the line: `Wait.` inserted after every sentence, which opens and
-    closes no line and stands on none. A verdict after a computation (`3 * 4 = 12. Correct.`) is no remark. `data`
+    A sentence of words alone (eight at most, ending in `.`, `!`, `?`, `...` or `…`, in either case) after a sentence
+    that ends in a word and a space, with more text after it on the line: `Wait.` (or `wait...`) inserted after every
+    sentence, which opens and closes no line and stands on none. A verdict after a computation (`3 * 4 = 12. Correct.`) is no remark. `data`
     is the prose in UTF-8. Real prose says one such sentence twice at most (`There's a contradiction here.`).
     """
     if limit is None:
@@ -440,11 +447,58 @@ def _mid_line_remarks(data: bytes, limit: int | None) -> int:
     return total if total > limit else 0
 
 
-# A remark inside a line: a capitalised sentence of words alone after a sentence that ends in a word (not in a value
-# or a formula: `3 * 4 = 12. Correct.` checks a computation) and one space, with text after it. Its end mark is
-# looked ahead to, not taken, so that the next remark can start there; the pattern starts with a character class,
+# A remark inside a line: a sentence of words alone after a sentence that ends in a word (not in a value or a
+# formula: `3 * 4 = 12. Correct.` checks a computation) and one space, with text after it. A sentence ends in `.`,
+# `!`, `?`, `...` or `…`, and a remark may start in lower case (`wait.`). Its end mark is looked ahead to, not taken,
+# so that the next remark can start there; the pattern starts with a character class (`\xa6` ends `…` in UTF-8),
 # which `re` finds fast, and looks behind only there.
-_MID_LINE_REMARK = re.compile(rb"[.!?](?<=[A-Za-z][.!?]) ([A-Z][-A-Za-z',]*(?: [-A-Za-z',]+){0,7})(?=[.!?] \S)")
+_MID_LINE_REMARK = re.compile(
+    rb"[.!?\xa6](?:(?<=[A-Za-z][.!?])|(?<=[A-Za-z]\.\.\.)|(?<=[A-Za-z]\xe2\x80\xa6))"
+    rb" ([A-Za-z][-A-Za-z',]*(?: [-A-Za-z',]+){0,7})(?=(?:[.!?]|\.\.\.|\xe2\x80\xa6) \S)"
+)
+
+
+def _sentence_tics(data: bytes, opener_limit: float | None, closer_limit: float | None) -> tuple[float, float]:
+    """Shares of the sentences that one tic opens inside a line and that one closes, each when over its limit (else 0).
+
+    A tic opens a sentence as one or two words before a comma, a semicolon, a dash or an ellipsis (`Wait, `, `Hmm...
+    `), after a sentence that ends in a word and a space; it closes one as up to three words after such a mark that
+    follows 16 characters of the sentence (`, I think.`, ` — wait.`; `Wait, no.` is an opener and a word). Openers are
+    shared out among the sentences that start inside a line, closers among those that end in a word; each is
+    measured once it takes `_TIC_FLOOR` sentences. `max_opener_share` sees a tic at the head or the end of each
+    line, this one in the middle of them: `Wait, ` before every sentence. Real prose opens at most 16% of its
+    sentences inside a line with one word (`Instead, `) and closes at most 6 sentences alike (`, which is
+    impossible.`, 1.5%). `data` is the prose in UTF-8.
+    """
+    openers = closers = 0.0
+    if opener_limit is not None:
+        most = max(Counter(map(bytes.lower, _SENTENCE_OPENER.findall(data))).values(), default=0)
+        if most >= _TIC_FLOOR:
+            openers = most / len(_SENTENCE_INSIDE.findall(data))
+    if closer_limit is not None:
+        # Read on the reversed text, from the sentence's end mark, which `re` finds fast.
+        most = max(Counter(map(bytes.lower, _SENTENCE_CLOSER.findall(b"\n" + data[::-1]))).values(), default=0)
+        if most >= _TIC_FLOOR:
+            closers = most / len(_SENTENCE_END.findall(data))
+    return (
+        openers if opener_limit is not None and openers > opener_limit else 0.0,
+        closers if closer_limit is not None and closers > closer_limit else 0.0,
+    )
+
+
+# The sentences that `_sentence_tics` shares tics among: those that end in a word, and those of them that another
+# follows on its line; a tic that opens one, and one that closes one (reversed: the words, then the mark, read
+# backwards, and a word before the mark).
+_SENTENCE_END = re.compile(rb"[.!?](?<=[A-Za-z][.!?])(?= |$)", re.MULTILINE)
+_SENTENCE_INSIDE = re.compile(rb"[.!?](?<=[A-Za-z][.!?]) [A-Za-z]")
+_SENTENCE_OPENER = re.compile(
+    rb"[.!?](?<=[A-Za-z][.!?]) ([A-Za-z]+(?: [A-Za-z]+)?)(?:[,;]| -| \xe2\x80\x94|\.\.\.|\xe2\x80\xa6) "
+)
+_SENTENCE_CLOSER = re.compile(
+    rb"[.!?](?<![^ \n][.!?])[.!?]*([A-Za-z]+(?: [A-Za-z]+){0,2}) (?:[,;]|- |\x94\x80\xe2 |\.\.\.|\xa6\x80\xe2)(?=[A-Za-z][^\n.!?0-9]{15})"
+)
+# Fewest sentences one tic must open or close before its share is measured.
+_TIC_FLOOR = 10
 
 
 def _reworded_share(counts: Counter[bytes], limit: float | None) -> float:

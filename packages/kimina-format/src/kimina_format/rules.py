@@ -143,6 +143,24 @@ def _remarks(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
                 f" ellipsis, two words, or a question (`Wait, ...`, `Okay so ...`, `..., right?`; limit {share:.0%})",
             )
         )
+    share = config.max_sentence_opener_share
+    if share is not None and m.sentence_opener_share > share:
+        violations.append(
+            Violation(
+                Code.SHORT_LINE_REPEATS,
+                f"{m.sentence_opener_share:.0%} of the sentences inside the prose's lines open with one tic (a word"
+                f" or two before a comma, a dash or an ellipsis: `Wait, `; limit {share:.0%})",
+            )
+        )
+    share = config.max_sentence_closer_share
+    if share is not None and m.sentence_closer_share > share:
+        violations.append(
+            Violation(
+                Code.SHORT_LINE_REPEATS,
+                f"{m.sentence_closer_share:.0%} of the prose's sentences close with one tic (up to three words after"
+                f" a comma, a dash or an ellipsis: `, I think.`; limit {share:.0%})",
+            )
+        )
     return violations
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "RedTeamCase",
     "assert_red_team_case",
     "build_completion",
+    "change_prose_lines",
     "data_dir",
     "data_file",
     "final_code_of",
@@ -154,6 +155,21 @@ def insert_after(text: str, passage: str, where: str = "<think>", *, max_chars: 
         return None
     at = text.index(where) + len(where)
     return text[:at] + "\n" + passage + "\n" + text[at:]
+
+
+def change_prose_lines(thinking: str, change: Callable[[str, int], str]) -> str:
+    """`thinking` with each non-blank line outside its fences changed by `change(line, index)`.
+
+    A drift of the prose that leaves the tactic blocks as they are.
+    """
+    out, fenced = [], False
+    for i, line in enumerate(thinking.split("\n")):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.strip():
+            line = change(line, i)
+        out.append(line)
+    return "\n".join(out)
 
 
 def thinking_of(text: str) -> str:
