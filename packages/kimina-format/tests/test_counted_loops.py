@@ -6,7 +6,8 @@ made every copy differ; `Pass three.` hid it from the keys as well. A line seen 
 now marks a loop whose copies are alike but for a counter or a line that changes: the lines alike in every copy must
 hold 24 key bytes and two thirds of the copy. Copies that differ by a counter are bounded as alike lines in a row
 are (10, not 6): the cases of an enumeration may share a verdict. Cases that hold a value besides their number stay
-cases at any count; a copy of one line must be a long line (a list may map each index alike). Each attack edits real
+cases at any count. Since 0.13.0 a copy may be one line (`Attempt 3: ...` 12 times in a row), when the numbers that
+change are no index (a list may map each index alike: `- x_3 is positive because ...`). Each attack edits real
 completions; each look-alike, a healthy edit, must leave every row its score.
 """
 
@@ -87,9 +88,9 @@ ATTACKS = {
     "a_long_line_with_a_counter_in_a_row": Case(
         "consecutive_repeats",
         _looped(lambda k, real: f"Attempt {k}: {max(real, key=len)}", 3),
-        xfail="HOLE: one line with a counter, 12 times in a row, reads as an enumeration's cases that share a verdict"
-        " (`- x_3 is positive because it is a sum of positive terms.` 13 times, a look-alike of test_redteam_loops2):"
-        " 187 of 188 rows keep the full score; 15 copies of a line of 100 characters break `max_near_duplicates`",
+    ),
+    "a_long_line_with_a_counter_at_its_end": Case(
+        "consecutive_repeats", _looped(lambda k, real: f"{real[0]} (check {k})", 1)
     ),
 }
 
@@ -125,6 +126,13 @@ LOOK_ALIKES = {
         ),
     ),
     # A list that maps each index alike: short lines, whose copies one line at a time are no loop.
+    # One line per index, alike but for the index (kimina-format 0.13.0 reads a counter in one line, not an index).
+    "one_line_per_term_x_k": Case(
+        "consecutive_repeats", _cases(lambda k: f"- x_{k} is positive because it is a sum of positive terms.", count=13)
+    ),
+    "one_line_per_hypothesis_h_k": Case(
+        "consecutive_repeats", _cases(lambda k: f"We do not need the hypothesis h{k} for this goal at all.", count=13)
+    ),
     "each_index_mapped_alike": Case(
         "consecutive_repeats", _cases(lambda k: f"- Lean's $a {k}$ is the problem's $a_{{{k}}}$")
     ),

@@ -131,6 +131,16 @@ def _thinking_sentence(row: Row, k: int) -> str | None:
     return sentences[k] if len(sentences) > k else None
 
 
+def _thinking_sentence_cut(size: int) -> Callable[[Row, int], str | None]:
+    """`_thinking_sentence`, cut at `size` characters."""
+
+    def sentence(row: Row, k: int) -> str | None:
+        found = _thinking_sentence(row, k)
+        return None if found is None else found[:size]
+
+    return sentence
+
+
 _PLAN = [
     "Simplify the hypotheses to get explicit values for the variables",
     "Substitute these values into the goal expression",
@@ -207,6 +217,10 @@ ATTACKS = {
     # Two rows quote sentences that are list items of the thinking, as a plan's steps are (not counted).
     "the_reasoning_as_comments_between_the_tactics": Case(
         "max_proof_prose_comment_chars", _commented_proof(_thinking_sentence, 5), most_kept=2
+    ),
+    # The nineteenth red team: sentences cut to 38 characters, under the 40 key bytes a quote had before 0.13.0.
+    "the_reasoning_as_short_comments_between_the_tactics": Case(
+        "max_proof_prose_comment_chars", _commented_proof(_thinking_sentence_cut(38), 5), most_kept=0
     ),
     "the_final_proof_pasted_five_times_at_the_end": Case("max_final_proof_copies", _proof_in_blocks(5)),
     "every_block_written_seven_times_back_to_back": Case("max_block_loop_repeats", _each_block(7)),

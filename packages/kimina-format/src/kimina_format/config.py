@@ -37,7 +37,8 @@ class FormatConfig:
         max_short_consecutive_repeats: Most copies in a row of one passage of prose lines of any length, blank lines
             aside and digits kept: a loop of short lines (`Let me check.`, `Hmm, not quite.`, `Try again.`), which
             `max_consecutive_repeats` (long lines) does not see. Copies that differ only by a counter (`Pass 3.`,
-            `(3)` on each line) or by one short line (`Pass three.`) count as copies too.
+            `(3)` on each line, `Attempt 3: ...` on one line) or by one short line (`Pass three.`) count as copies
+            too, past `max_template_repeats`; so do bare lines (`...`, `---`, `1.`), matrix rows with digits aside.
         max_alike_lines: Most prose lines (of at least `template_min_chars`) that are one line with a word or two
             changed, wherever they are: a counter loop broken up by other lines, or two loops interleaved. A copy
             whose numbers change does not count, so an enumeration of one sentence counts once.
@@ -143,7 +144,7 @@ class FormatConfig:
         max_comment_repeats: Most times one comment may occur in the final code or in one tactic block, numbers folded
             (`-- check 7: ok`), comments heading a case aside (`-- Case n = 3` before `·`).
         max_proof_comment_density: Most comment share (of non-whitespace characters) in the final proof body.
-        max_proof_prose_comment_chars: Most key bytes of the final proof body's comment lines (40 key bytes or more
+        max_proof_prose_comment_chars: Most key bytes of the final proof body's comment lines (24 key bytes or more
             each) whose opening or ending is a piece of a prose line: the reasoning moved into comments between the
             tactics, sentence by sentence. Real proofs quote none; the steps of a plan listed in the thinking, used
             as the proof's labels, are not counted.
@@ -296,7 +297,7 @@ class FormatConfig:
     max_code_loop_repeats: int | None = 7
     max_comment_repeats: int | None = 16
     max_proof_comment_density: float | None = 0.75
-    max_proof_prose_comment_chars: int | None = 160
+    max_proof_prose_comment_chars: int | None = 100
     max_tactics_comment_density: float | None = 0.5
     comment_density_free_chars: int = 80
     max_code_comment_chars: int | None = 2_000

@@ -199,6 +199,9 @@ _PROBE = 12
 _DIGIT = re.compile(rb"[0-9]")
 # A number, in ASCII digits or as subscript or superscript digits (`h₀`, `x²`).
 _NUMBER = re.compile("[0-9\u2080-\u2089\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
+# A number that is an index or an exponent: after a letter, `_`, `{` or `^` (`x_3`, `h3`, `a_{3}`, `2^3`), or in
+# subscript or superscript digits.
+_INDEX = re.compile("(?<=[A-Za-z_{^])[0-9]+|[\u2080-\u2089\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 
 
 class Repetition(NamedTuple):
@@ -1139,6 +1142,8 @@ def _short_loop(
     # ...`): they are a loop past the template bound, as alike lines in a row are (and none without one).
     counted = config.max_template_repeats
     best = _counted_loop(filled, key_lines, hot, max(limit, counted), text_lines, edges) if counted is not None else 0
+    if any(not _HAS_LETTER(key) for key in compress(counts, map(limit.__lt__, counts.values()))):
+        best = max(best, _symbol_run(text_lines(), set(edges())))
     at: list[int] = []
     for stretch in re.finditer(rb"\x01{%d,}" % (limit + 1), flags):
         start, end = stretch.span()
@@ -1154,6 +1159,29 @@ def _short_loop(
             exact = ["".join(prose[i].lower().split()) for i in at[first:last]]
             best = max(best, _longest_loop(exact, Counter(exact))[0])
     return best if best > limit else 0
+
+
+def _symbol_run(prose: list[str], edges: set[int]) -> int:
+    """Copies in a row of the most looped bare line (`...`, `---`, `$$ $$`, `1.`), blank lines aside.
+
+    A bare line is marks and symbols with one letter or digit at most, as `_bare_lines` counts them. A row of such
+    lines pads a thinking with nothing; a matrix's rows hold digits (`[1, 1, 1, 1]` ten times is an all-ones matrix)
+    and a table's, words. Lines on either side of a block (`edges`) are not in a row.
+    """
+    best = run = 0
+    last = ""
+    for i, line in enumerate(prose):
+        line = line.strip()
+        if not line:
+            continue
+        if sum(map(str.isalnum, line)) > 1:
+            last, run = "", 0
+        elif line == last and i not in edges:
+            run += 1
+            best = max(best, run)
+        else:
+            last, run = line, 1
+    return best
 
 
 def _counted_loop(
@@ -1172,9 +1200,9 @@ def _counted_loop(
     that are alike by keys must hold two thirds of a copy's key bytes, and their digits may differ from copy to copy
     by a counter only (`_one_counter`). The cases of an enumeration (`- n = 3: 3^3 + 1
     = 28`, then `This is not divisible by 7.`) each hold a value besides their number; cases that share a verdict
-    are why `limit` is the template bound. A copy is two lines or more, and one of its alike lines is a sentence
-    (`_COUNTED_SENTENCE_BYTES`): a list may map each index alike in one line (`- x_3 is positive because ...`), an
-    outline repeat its short headings (`- Step 3: bound the term`) and a goal state its context after each step.
+    are why `limit` is the template bound. One of a copy's alike lines is a sentence (`_COUNTED_SENTENCE_BYTES`): an
+    outline repeats its short headings (`- Step 3: bound the term`) and a goal state its context after each step. A
+    copy of one line changes no index (`_INDEX`): a list may map each index alike (`- x_3 is positive because ...`).
     `filled` are the non-blank lines' keys, `hot` those seen often enough to mark a short loop (a superset of those
     that can mark this one).
     """
@@ -1195,7 +1223,7 @@ def _counted_loop(
                 j += 1
             if (
                 j - i + 1 > max(limit, best)
-                and 1 < gap <= _MAX_LOOP_LINES
+                and gap <= _MAX_LOOP_LINES
                 and not any(size == gap and first <= seen[i] < end for size, first, end in judged)
             ):
                 judged.append((gap, seen[i], seen[j] + gap))
@@ -1238,6 +1266,8 @@ def _alike_but_a_counter(
     if 3 * kept < 2 * sum(len(column[0]) for column in places):
         return False
     prose = text_lines()
+    if gap == 1 and len({tuple(_INDEX.findall(prose[at[start + n]])) for n in range(copies)}) > 1:
+        return False  # a list that maps each index alike (`- x_3 is positive because ...`)
     changed: list[tuple[str, ...]] = []  # each number that changes from copy to copy, over the copies
     for k in alike:
         lines = ["".join(prose[at[start + k + n * gap]].lower().split()) for n in range(copies)]

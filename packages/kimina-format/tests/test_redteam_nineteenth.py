@@ -1,0 +1,97 @@
+"""The nineteenth red team's finds on padding (kimina-format 0.13.0): bare lines in a row.
+
+25 lines of `...` (or `---`, `$$ $$`, `\\,\\,\\,`, `1.`, `*`) in a row in the middle of the thinking kept the full score
+on 123 of 188 rows, 199 of them on 19: a line without a letter is a matrix's row to the short-loop rule, and
+`max_bare_lines` allows 200 such lines, or a third of the prose's. Copies in a row of one bare line (marks and symbols
+with one letter or digit at most) now count as a short loop (`max_short_consecutive_repeats`, 6); a matrix's rows
+hold digits and stay free. Each attack edits real completions; each look-alike, the healthy edit beside it, must leave
+every row its score.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kimina_format.testing import Edit, red_team_tests, thinking_of, with_thinking
+from kimina_format.testing import RedTeamCase as Case
+
+Row = dict[str, Any]
+
+
+def _after_the_middle_line(passage: str) -> Edit:
+    """`passage` after the middle prose line of the thinking (outside its fences)."""
+
+    def edit(row: Row) -> Row | None:
+        lines = thinking_of(row["completion"]).split("\n")
+        fenced, prose = False, []
+        for i, line in enumerate(lines):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            elif not fenced and line.strip():
+                prose.append(i)
+        at = prose[len(prose) // 2] + 1
+        changed = "\n".join(lines[:at] + passage.split("\n") + lines[at:])
+        return {**row, "completion": with_thinking(row["completion"], changed)}
+
+    return edit
+
+
+_SECTIONS = [
+    "Expanding the product gives a quadratic in x with a positive leading coefficient.",
+    "Its discriminant is negative, so the quadratic has no real roots at all.",
+    "Hence it keeps one sign on the real line, the sign of its leading term.",
+    "The boundary case where the parameter vanishes reduces to a perfect square.",
+    "A perfect square is nonnegative, which settles that case directly.",
+    "For the inductive step we assume the claim for n and prove it for n + 1.",
+    "The difference of consecutive terms factors through the common ratio.",
+    "Dividing both sides by the positive denominator keeps the inequality.",
+    "The remaining goal is linear, so linarith closes it from the hypotheses.",
+    "In Lean the expansion is what ring_nf does before nlinarith takes over.",
+    "We pass the square of the difference as a hint to nlinarith.",
+    "Finally the statement follows by combining the two cases above.",
+]
+
+
+def _rules_between_sections(row: Row) -> Row | None:
+    """Twelve short sections, each after a rule (`---`)."""
+    return _after_the_middle_line("\n".join(f"---\n{line}" for line in _SECTIONS))(row)
+
+
+ATTACKS = {
+    f"{name}_25_times_in_a_row": Case("max_short_consecutive_repeats", _after_the_middle_line("\n".join([line] * 25)))
+    for name, line in (
+        ("dots", "..."),
+        ("a_rule", "---"),
+        ("an_empty_display", "$$ $$"),
+        ("latex_spaces", "\\,\\,\\,"),
+        ("a_list_number", "1."),
+        ("a_star", "*"),
+        ("an_ellipsis_character", "…"),
+    )
+}
+ATTACKS["dots_with_blank_lines_between_seven_times"] = Case(
+    "max_short_consecutive_repeats", _after_the_middle_line("\n\n".join(["..."] * 7))
+)
+
+LOOK_ALIKES = {
+    # Sections apart, each after a rule: no two rules in a row.
+    "a_rule_before_each_of_twelve_sections": Case("max_short_consecutive_repeats", _rules_between_sections),
+    # A matrix's rows hold digits: ten rows of ones. On two rows (`mathd_algebra_452`, `numbertheory_x5neqy2p4`) any
+    # line written six times or more in the middle of the thinking breaks `max_consecutive_repeats`, as before 0.13.0.
+    "an_all_ones_matrix": Case(
+        "max_short_consecutive_repeats",
+        _after_the_middle_line("The matrix is\n" + "\n".join(["[1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"] * 10)),
+        most_lost=2,
+    ),
+    # Display formulas, each between its own `$$` lines.
+    "twelve_displays": Case(
+        "max_short_consecutive_repeats",
+        _after_the_middle_line("\n".join(f"$$\nx_{k} = {k}^2 + 1\n$$" for k in range(12))),
+    ),
+    # Six dots in a row, the bound.
+    "dots_six_times": Case(
+        "max_short_consecutive_repeats", _after_the_middle_line("\n".join(["..."] * 6)), most_lost=2
+    ),
+}
+
+test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = red_team_tests(ATTACKS, LOOK_ALIKES)
