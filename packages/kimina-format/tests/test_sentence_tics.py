@@ -75,10 +75,11 @@ ATTACKS = {
     "wait_comma_opening_every_sentence": Case("max_sentence_opener_share", _opener("Wait,")),
     "two_words_opening_every_sentence": Case("max_sentence_opener_share", _opener("Hmm okay,")),
     "an_ellipsis_opening_every_second_sentence": Case("max_sentence_opener_share", _opener("Hmm...", 2, least=24)),
-    # Three rows end most sentences in a formula or a value, where a closer is not read (a case's verdict).
-    "i_think_closing_every_sentence": Case("max_sentence_closer_share", _closer(", I think"), most_kept=3),
-    "a_dash_and_wait_closing_every_sentence": Case("max_sentence_closer_share", _closer(" — wait"), most_kept=3),
-    "a_question_closing_every_sentence": Case("max_sentence_closer_share", _closer(", right"), most_kept=3),
+    # Four rows end most sentences in a formula or a value, where a closer is not read (a case's verdict), or say
+    # their sentences again (a sentence said again counts once).
+    "i_think_closing_every_sentence": Case("max_sentence_closer_share", _closer(", I think"), most_kept=4),
+    "a_dash_and_wait_closing_every_sentence": Case("max_sentence_closer_share", _closer(" — wait"), most_kept=4),
+    "a_question_closing_every_sentence": Case("max_sentence_closer_share", _closer(", right"), most_kept=4),
 }
 
 LOOK_ALIKES = {
@@ -111,7 +112,7 @@ test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = re
 
 
 _SENTENCES = [
-    f"The bound holds for the {word} case because the two sides grow at the same rate."
+    f"The bound holds because the two sides grow alike in the {word} case."
     for word in "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split()
 ]
 

@@ -468,19 +468,19 @@ def _sentence_tics(data: bytes, opener_limit: float | None, closer_limit: float 
     `), after a sentence that ends in a word and a space; it closes one as up to three words after such a mark that
     follows 16 characters of the sentence (`, I think.`, ` — wait.`; `Wait, no.` is an opener and a word). Openers are
     shared out among the sentences that start inside a line, closers among those that end in a word; each is
-    measured once it takes `_TIC_FLOOR` sentences. `max_opener_share` sees a tic at the head or the end of each
+    measured once it takes `_TIC_FLOOR` different sentences (a paragraph looped is the loop rules'). `max_opener_share` sees a tic at the head or the end of each
     line, this one in the middle of them: `Wait, ` before every sentence. Real prose opens at most 16% of its
     sentences inside a line with one word (`Instead, `) and closes at most 6 sentences alike (`, which is
     impossible.`, 1.5%). `data` is the prose in UTF-8.
     """
     openers = closers = 0.0
     if opener_limit is not None:
-        most = max(Counter(map(bytes.lower, _SENTENCE_OPENER.findall(data))).values(), default=0)
+        most = _most_tics(_SENTENCE_OPENER.findall(data))
         if most >= _TIC_FLOOR:
             openers = most / len(_SENTENCE_INSIDE.findall(data))
     if closer_limit is not None:
         # Read on the reversed text, from the sentence's end mark, which `re` finds fast.
-        most = max(Counter(map(bytes.lower, _SENTENCE_CLOSER.findall(b"\n" + data[::-1]))).values(), default=0)
+        most = _most_tics(_SENTENCE_CLOSER.findall(b"\n" + data[::-1]))
         if most >= _TIC_FLOOR:
             closers = most / len(_SENTENCE_END.findall(data))
     return (
@@ -489,16 +489,24 @@ def _sentence_tics(data: bytes, opener_limit: float | None, closer_limit: float 
     )
 
 
+def _most_tics(found: list[tuple[bytes, bytes]]) -> int:
+    """The most sentences one tic opens or closes, from `(tic, the rest of its sentence)` pairs, the tic in any case.
+
+    A sentence said again is counted once: a looped paragraph is the loop rules'.
+    """
+    return max(Counter(tic.lower() for tic, _ in set(found)).values(), default=0)
+
+
 # The sentences that `_sentence_tics` shares tics among: those that end in a word, and those of them that another
 # follows on its line; a tic that opens one, and one that closes one (reversed: the words, then the mark, read
-# backwards, and a word before the mark).
+# backwards, and a word before the mark), each with the rest of its sentence.
 _SENTENCE_END = re.compile(rb"[.!?](?<=[A-Za-z][.!?])(?= |$)", re.MULTILINE)
 _SENTENCE_INSIDE = re.compile(rb"[.!?](?<=[A-Za-z][.!?]) [A-Za-z]")
 _SENTENCE_OPENER = re.compile(
-    rb"[.!?](?<=[A-Za-z][.!?]) ([A-Za-z]+(?: [A-Za-z]+)?)(?:[,;]| -| \xe2\x80\x94|\.\.\.|\xe2\x80\xa6) "
+    rb"[.!?](?<=[A-Za-z][.!?]) ([A-Za-z]+(?: [A-Za-z]+)?)(?:[,;]| -| \xe2\x80\x94|\.\.\.|\xe2\x80\xa6) ([^\n.!?]*)"
 )
 _SENTENCE_CLOSER = re.compile(
-    rb"[.!?](?<![^ \n][.!?])[.!?]*([A-Za-z]+(?: [A-Za-z]+){0,2}) (?:[,;]|- |\x94\x80\xe2 |\.\.\.|\xa6\x80\xe2)(?=[A-Za-z][^\n.!?0-9]{15})"
+    rb"[.!?](?<![^ \n][.!?])[.!?]*([A-Za-z]+(?: [A-Za-z]+){0,2}) (?:[,;]|- |\x94\x80\xe2 |\.\.\.|\xa6\x80\xe2)(?=([A-Za-z][^\n.!?0-9]{15}[^\n.!?]*))"
 )
 # Fewest sentences one tic must open or close before its share is measured.
 _TIC_FLOOR = 10
