@@ -1,15 +1,22 @@
-"""The nineteenth red team's finds on padding (kimina-format 0.13.0): bare lines in a row.
+"""The nineteenth red team's finds (kimina-format 0.13.0): bare lines in a row, and a paragraph reworded word by word.
 
 25 lines of `...` (or `---`, `$$ $$`, `\\,\\,\\,`, `1.`, `*`) in a row in the middle of the thinking kept the full score
 on 123 of 188 rows, 199 of them on 19: a line without a letter is a matrix's row to the short-loop rule, and
 `max_bare_lines` allows 200 such lines, or a third of the prose's. Copies in a row of one bare line (marks and symbols
 with one letter or digit at most) now count as a short loop (`max_short_consecutive_repeats`, 6); a matrix's rows
-hold digits and stay free. Each attack edits real completions; each look-alike, the healthy edit beside it, must leave
-every row its score.
+hold digits and stay free.
+
+The longest paragraph of the thinking written 8 more times in a row, each copy reworded word by word (about half of
+`the`, `so`, `is`, ... swapped for `this`, `thus`, `must be`, and a filler word in each line), kept the full score on
+112 of 188 rows: groups of reworded lines were bounded at 8, and a line might differ in four words at most, which a
+long line reworded so differs in more. `max_reworded_lines` is 4 now, and a line of 40 words or more may differ in a
+fifth of them; paragraphs of formula lines (which lead no group) and short paragraphs still keep it (below). Each
+attack edits real completions; each look-alike, the healthy edit beside it, must leave every row its score.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from kimina_format.testing import Edit, red_team_tests, thinking_of, with_thinking
@@ -57,6 +64,38 @@ def _rules_between_sections(row: Row) -> Row | None:
     return _after_the_middle_line("\n".join(f"---\n{line}" for line in _SECTIONS))(row)
 
 
+_SWAPS = {"we": "I", "the": "this", "so": "thus", "need": "want", "is": "must be", "have": "get", "show": "prove"}
+_FILLERS = ["really", "actually", "basically", "clearly", "indeed", "simply"]
+
+
+def _reworded(paragraph: str, seed: int) -> str:
+    """`paragraph` reworded word by word: about half of the `_SWAPS` words swapped, and a filler word in each line."""
+    pick = random.Random(seed)
+    lines = []
+    for line in paragraph.split("\n"):
+        words = [_SWAPS[w] if w in _SWAPS and pick.random() < 0.5 else w for w in line.split(" ")]
+        if len(words) > 4:
+            words.insert(pick.randrange(1, len(words)), pick.choice(_FILLERS))
+        lines.append(" ".join(words))
+    return "\n".join(lines)
+
+
+def _paragraph_reworded(copies: int) -> Edit:
+    """The longest paragraph of the thinking (no fence in it) followed by `copies` reworded copies of itself."""
+
+    def edit(row: Row) -> Row | None:
+        thinking = thinking_of(row["completion"])
+        paragraphs = [p.strip("\n") for p in thinking.split("\n\n") if "```" not in p and p.strip()]
+        if not paragraphs:
+            return None
+        longest = max(paragraphs, key=len)
+        at = thinking.index(longest) + len(longest)
+        loop = "".join(f"\n\n{_reworded(longest, k)}" for k in range(copies))
+        return {**row, "completion": with_thinking(row["completion"], thinking[:at] + loop + thinking[at:])}
+
+    return edit
+
+
 ATTACKS = {
     f"{name}_25_times_in_a_row": Case("max_short_consecutive_repeats", _after_the_middle_line("\n".join([line] * 25)))
     for name, line in (
@@ -69,6 +108,13 @@ ATTACKS = {
         ("an_ellipsis_character", "…"),
     )
 }
+# Rows whose longest paragraph is formula lines (a word or two among them) or a line or two of few words.
+ATTACKS["the_longest_paragraph_reworded_8_more_times"] = Case(
+    "max_reworded_lines", _paragraph_reworded(8), most_kept=35
+)
+ATTACKS["the_longest_paragraph_reworded_15_more_times"] = Case(
+    "max_reworded_lines", _paragraph_reworded(15), most_kept=11
+)
 ATTACKS["dots_with_blank_lines_between_seven_times"] = Case(
     "max_short_consecutive_repeats", _after_the_middle_line("\n\n".join(["..."] * 7))
 )
@@ -88,6 +134,10 @@ LOOK_ALIKES = {
         "max_short_consecutive_repeats",
         _after_the_middle_line("\n".join(f"$$\nx_{k} = {k}^2 + 1\n$$" for k in range(12))),
     ),
+    # A paragraph restated once, reworded, as a recap does. `algebra_9onxpypzleqsum2onxpy`'s longest paragraph is
+    # a list of lines alike already (five lines with a word changed): written twice, its group has 9 lines, over
+    # the bound before 0.13.0 too.
+    "the_longest_paragraph_reworded_once": Case("max_reworded_lines", _paragraph_reworded(1), most_lost=1),
     # Six dots in a row, the bound.
     "dots_six_times": Case(
         "max_short_consecutive_repeats", _after_the_middle_line("\n".join(["..."] * 6)), most_lost=2

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from kimina_format import ViolationCode, check_format
+from kimina_format import FormatConfig, ViolationCode, check_format
 from kimina_format.testing import prose_lines
 
 Row = dict[str, Any]
@@ -90,7 +90,7 @@ def test_a_reworded_passage_is_named(full_score_rows: list[Row]) -> None:
     text = _reworded(full_score_rows[0], "change", 3, True)
     assert text is not None
     verdict = check_format(text)
-    assert verdict.metrics.reworded_lines > 8
+    assert verdict.metrics.reworded_lines > FormatConfig().max_reworded_lines
     assert ViolationCode.NEAR_DUPLICATES in verdict.codes
     assert any("reworded" in v.message for v in verdict.violations)
 

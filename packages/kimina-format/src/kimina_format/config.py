@@ -43,7 +43,8 @@ class FormatConfig:
             changed, wherever they are: a counter loop broken up by other lines, or two loops interleaved. A copy
             whose numbers change does not count, so an enumeration of one sentence counts once.
         max_reworded_lines: Most long prose lines that are one line with a word or two changed, added, dropped or
-            swapped (up to a fifth of its words, four at most, in any mix), the changes at places that vary from copy
+            swapped (up to a fifth of its words, four at most but a fifth of a line of 40 words or more, in any mix),
+            the changes at places that vary from copy
             to copy (at least three places over the group): a passage written again and again, reworded a little
             each time, spread out or in a row.
         max_shuffled_copies: Most long prose lines that hold a sentence of a paragraph written again and again in
@@ -264,7 +265,7 @@ class FormatConfig:
     max_template_repeats: int | None = 10
     max_short_consecutive_repeats: int | None = 6
     max_alike_lines: int | None = 24
-    max_reworded_lines: int | None = 8
+    max_reworded_lines: int | None = 4
     max_shuffled_copies: int | None = 8
     max_reworded_line_share: float | None = 0.75
     max_medium_line_repeats: int | None = 45

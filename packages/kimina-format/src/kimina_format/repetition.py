@@ -76,6 +76,10 @@ _MIN_WORDS = 6
 _LEAD_WORDS = 3
 # Most words two copies of a line may differ in, for `_reworded_copies` (a fifth of a line of twenty): two each.
 _FEW_WORDS = 4
+# A line of this many words or more may differ in a fifth of them (`_LONG_SHARE`), past `_FEW_WORDS`: a long line
+# reworded word by word (`the` as `this`, `so` as `thus`, a filler) changes a dozen of its ninety words.
+_LONG_WORDS = 40
+_LONG_SHARE = 5
 # Fewest occurrences of one long line for it to count towards `often_repeated`: a line restated now and then is
 # normal, one written five times or more is a passage looping, whatever order its lines come in.
 _LONG_LINE = 80  # key bytes of a line that is a sentence or more, not a formula or a remark
@@ -1789,15 +1793,16 @@ def _reworded_group(lines: list[list[str]], limit: int) -> int:
 def _word_changes(leader: list[str], words: list[str]) -> list[int] | None:
     """The places (word indices in `leader`) where `words` differs from it, when only a few words changed.
 
-    A quarter of the leader's words (three at least, four at most) may differ, changed, added, dropped or swapped with
-    a neighbour, in any mix (two copies that each change two words of a line of twenty differ in four; a copy that
-    adds three words to the original, in three); None otherwise, or when the leader is too short to tell.
+    A quarter of the leader's words (three at least, four at most; a fifth of a line of `_LONG_WORDS` words or more)
+    may differ, changed, added, dropped or swapped with a neighbour, in any mix (two copies that each change two words
+    of a line of twenty differ in four; a copy that adds three words to the original, in three); None otherwise, or
+    when the leader is too short to tell.
     `_reworded_group` only lets lines of `_MIN_WORDS` words, `_LEAD_WORDS` of them plain (without digits or symbols),
     lead: a bare formula restated is a derivation, not a sentence. The places are the changed words when the lines
     have the same length, else the two ends of what differs.
     """
     size = len(leader)
-    most = min(_FEW_WORDS, max(3, size // 4))
+    most = min(_FEW_WORDS, max(3, size // 4)) if size < _LONG_WORDS else size // _LONG_SHARE
     if size < _MIN_WORDS or abs(len(words) - size) > most:
         return None
     if len(words) == size:
@@ -1830,7 +1835,11 @@ def _word_changes(leader: list[str], words: list[str]) -> list[int] | None:
             if first[left_a : len(first) - right_a] == second[left_b : len(second) - right_b]:
                 return places
     # Each word of one side missing from the other takes an edit: a cheap bound before aligning word by word.
-    if len(first) > _MAX_ALIGNED or len(set(first).difference(second)) > most or _edits(first, second, most) > most:
+    if (
+        len(first) > max(_MAX_ALIGNED, 4 * most)
+        or len(set(first).difference(second)) > most
+        or _edits(first, second, most) > most
+    ):
         return None
     return places
 
