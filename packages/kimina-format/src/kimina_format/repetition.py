@@ -1186,7 +1186,7 @@ def _symbol_run(prose: list[str], edges: set[int]) -> int:
         line = line.strip()
         if not line:
             continue
-        if sum(map(str.isalnum, line)) > 1:
+        if _TWO_ALNUM(line):
             last, run = "", 0
         elif line == last and i not in edges:
             run += 1
@@ -1194,6 +1194,10 @@ def _symbol_run(prose: list[str], edges: set[int]) -> int:
         else:
             last, run = line, 1
     return best
+
+
+# Two letters or digits in a line (found at the second): no bare line.
+_TWO_ALNUM = re.compile(r"[^\W_].*?[^\W_]").search
 
 
 def _counted_loop(
