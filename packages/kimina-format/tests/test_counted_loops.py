@@ -6,8 +6,7 @@ made every copy differ; `Pass three.` hid it from the keys as well. A line seen 
 now marks a loop whose copies are alike but for a counter or a line that changes: the lines alike in every copy must
 hold 24 key bytes and two thirds of the copy. Copies that differ by a counter are bounded as alike lines in a row
 are (10, not 6): the cases of an enumeration may share a verdict. Cases that hold a value besides their number stay
-cases at any count. Since 0.13.0 a copy may be one line (`Attempt 3: ...` 12 times in a row), when the numbers that
-change are no index (a list may map each index alike: `- x_3 is positive because ...`). Each attack edits real
+cases at any count; a copy of one line is no loop (twelve cases may share a verdict). Each attack edits real
 completions; each look-alike, a healthy edit, must leave every row its score.
 """
 
@@ -88,9 +87,10 @@ ATTACKS = {
     "a_long_line_with_a_counter_in_a_row": Case(
         "consecutive_repeats",
         _looped(lambda k, real: f"Attempt {k}: {max(real, key=len)}", 3),
-    ),
-    "a_long_line_with_a_counter_at_its_end": Case(
-        "consecutive_repeats", _looped(lambda k, real: f"{real[0]} (check {k})", 1)
+        xfail="HOLE: one line with a counter, 12 times in a row, reads as an enumeration's cases that share a verdict"
+        " (`- $x = 3$: not a solution, since the left side is odd.` 12 times; the twentieth red team showed 0.13.0's"
+        " first bound on them rejecting such cases on 188 of 188 rows): 187 of 188 rows keep the full score; 15"
+        " copies of a line of 100 characters break `max_near_duplicates`",
     ),
 }
 
@@ -126,7 +126,10 @@ LOOK_ALIKES = {
         ),
     ),
     # A list that maps each index alike: short lines, whose copies one line at a time are no loop.
-    # One line per index, alike but for the index (kimina-format 0.13.0 reads a counter in one line, not an index).
+    # One line per case or index, alike but for it: twelve cases sharing a verdict (the twentieth red team).
+    "twelve_values_sharing_one_verdict": Case(
+        "consecutive_repeats", _cases(lambda k: f"- $x = {k}$: not a solution, since the left side is odd.")
+    ),
     "one_line_per_term_x_k": Case(
         "consecutive_repeats", _cases(lambda k: f"- x_{k} is positive because it is a sum of positive terms.", count=13)
     ),

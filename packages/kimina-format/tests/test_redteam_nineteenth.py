@@ -115,8 +115,12 @@ ATTACKS["the_longest_paragraph_reworded_8_more_times"] = Case(
 ATTACKS["the_longest_paragraph_reworded_15_more_times"] = Case(
     "max_reworded_lines", _paragraph_reworded(15), most_kept=11
 )
-ATTACKS["dots_with_blank_lines_between_seven_times"] = Case(
-    "max_short_consecutive_repeats", _after_the_middle_line("\n\n".join(["..."] * 7))
+ATTACKS["dots_with_blank_lines_between_twelve_times"] = Case(
+    "max_short_consecutive_repeats", _after_the_middle_line("\n\n".join(["..."] * 12))
+)
+# Two bare lines in turn (the twentieth red team): no line repeats at once, but the row is bare.
+ATTACKS["dots_and_an_ellipsis_in_turn_30_lines"] = Case(
+    "max_short_consecutive_repeats", _after_the_middle_line("\n".join(["...", "…"] * 15))
 )
 
 LOOK_ALIKES = {
@@ -138,9 +142,26 @@ LOOK_ALIKES = {
     # a list of lines alike already (five lines with a word changed): written twice, its group has 9 lines, over
     # the bound before 0.13.0 too.
     "the_longest_paragraph_reworded_once": Case("max_reworded_lines", _paragraph_reworded(1), most_lost=1),
-    # Six dots in a row, the bound.
-    "dots_six_times": Case(
-        "max_short_consecutive_repeats", _after_the_middle_line("\n".join(["..."] * 6)), most_lost=2
+    # Ten dots in a row, the bound (the template bound: a diagram's rows are bare lines); `mathd_algebra_346` has a
+    # bare line where they go (11 in a row).
+    "dots_ten_times": Case(
+        "max_short_consecutive_repeats", _after_the_middle_line("\n".join(["..."] * 10)), most_lost=3
+    ),
+    # Diagrams (the twentieth red team): a Ferrers diagram, an empty board, a table's empty rows.
+    "a_ferrers_diagram": Case(
+        "max_short_consecutive_repeats",
+        _after_the_middle_line("The Ferrers diagram of 3 + 3 + 3 + 3 + 3 + 3 + 3 is\n" + "\n".join(["* * *"] * 7)),
+        most_lost=2,
+    ),
+    "an_empty_board": Case(
+        "max_short_consecutive_repeats",
+        _after_the_middle_line("The empty board:\n" + "\n".join([". . . . . . . ."] * 8)),
+        most_lost=2,
+    ),
+    "a_table_with_empty_rows": Case(
+        "max_short_consecutive_repeats",
+        _after_the_middle_line("| n | value |\n|---|---|\n" + "\n".join(["|   |   |"] * 8)),
+        most_lost=2,
     ),
 }
 

@@ -167,6 +167,22 @@ def _planned(steps: int) -> Edit:
     return edit
 
 
+def _planned_in_sentences(steps: int) -> Edit:
+    """A plan of `steps` steps written as one sentence before the thinking, each step a comment above a proof line
+    (proofs of 12 lines or more, as `_planned`)."""
+    label = _commented_proof(lambda _, k: _PLAN[k] if k < steps else None, steps)
+
+    def edit(row: Row) -> Row | None:
+        lines, start = _proof_lines(final_code_of(row["completion"]))
+        if sum(1 for line in lines[start:] if line.strip()) < 12:
+            return None
+        plan = "My plan for the formal proof: " + ", then ".join(_PLAN[i].lower() for i in range(steps)) + "."
+        thinking = thinking_of(row["completion"]).strip("\n")
+        return label({**row, "completion": with_thinking(row["completion"], f"{plan}\n\n{thinking}")})
+
+    return edit
+
+
 def _proof_in_blocks(copies: int) -> Edit:
     """The final proof's tactic lines pasted as `copies` tactic blocks at the end of the thinking (proofs of 3 lines
     or more)."""
@@ -266,6 +282,11 @@ LOOK_ALIKES = {
     ),
     # A plan listed in the thinking, its steps used as the proof's labels (the eighteenth red team).
     "a_plan_in_the_thinking_as_the_proofs_labels": Case("max_proof_prose_comment_chars", _planned(6)),
+    # A plan written as sentences in the thinking, three of its steps the labels of the proof's first steps (the
+    # twentieth red team): fewer than five quoted comments label steps.
+    "a_plan_in_sentences_labelling_the_first_three_steps": Case(
+        "max_proof_prose_comment_chars", _planned_in_sentences(3)
+    ),
     # Comments of the proof's own, not the reasoning's: one above each of its first three steps.
     "labels_above_the_first_steps_of_the_proof": Case(
         "max_proof_prose_comment_chars",

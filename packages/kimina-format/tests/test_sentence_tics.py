@@ -67,6 +67,17 @@ def _closer(tic: str, every: int = 1) -> Edit:
     return _each_place(_END, lambda m, k: f"{tic}{m[1]}" if k % every == 0 else m[0])
 
 
+def _cases_after_the_thinking(case: Callable[[int], str]) -> Edit:
+    """Twelve cases `case(k)`, one a line, after the thinking."""
+
+    def edit(row: Row) -> Row | None:
+        cases = "\n".join(case(k) for k in range(2, 14))
+        thinking = thinking_of(row["completion"]).rstrip("\n")
+        return {**row, "completion": with_thinking(row["completion"], f"{thinking}\n\n{cases}")}
+
+    return edit
+
+
 ATTACKS = {
     "wait_in_lower_case_after_every_sentence": Case("max_mid_line_remarks", _remark_after("wait.")),
     "wait_and_an_ellipsis_after_every_sentence": Case("max_mid_line_remarks", _remark_after("Wait...")),
@@ -74,12 +85,13 @@ ATTACKS = {
     "a_question_in_lower_case_after_every_sentence": Case("max_mid_line_remarks", _remark_after("right?")),
     "wait_comma_opening_every_sentence": Case("max_sentence_opener_share", _opener("Wait,")),
     "two_words_opening_every_sentence": Case("max_sentence_opener_share", _opener("Hmm okay,")),
+    # A colon after the tic (the twentieth red team).
+    "wait_colon_opening_every_sentence": Case("max_sentence_opener_share", _opener("Wait:")),
     "an_ellipsis_opening_every_second_sentence": Case("max_sentence_opener_share", _opener("Hmm...", 2, least=24)),
-    # Four rows end most sentences in a formula or a value, where a closer is not read (a case's verdict), or say
-    # their sentences again (a sentence said again counts once).
-    "i_think_closing_every_sentence": Case("max_sentence_closer_share", _closer(", I think"), most_kept=4),
-    "a_dash_and_wait_closing_every_sentence": Case("max_sentence_closer_share", _closer(" — wait"), most_kept=4),
-    "a_question_closing_every_sentence": Case("max_sentence_closer_share", _closer(", right"), most_kept=4),
+    # Three rows end most sentences in a formula or a value, where a closer is not read (a case's verdict).
+    "i_think_closing_every_sentence": Case("max_sentence_closer_share", _closer(", I think"), most_kept=3),
+    "a_dash_and_wait_closing_every_sentence": Case("max_sentence_closer_share", _closer(" — wait"), most_kept=3),
+    "a_question_closing_every_sentence": Case("max_sentence_closer_share", _closer(", right"), most_kept=3),
 }
 
 LOOK_ALIKES = {
@@ -100,6 +112,20 @@ LOOK_ALIKES = {
                 + "\n".join(f"If n = {k}, then n^2 + 1 = {k * k + 1}, which is impossible." for k in range(2, 14)),
             ),
         },
+    ),
+    # Cases whose verdict follows a clause of words (the twentieth red team): a value earlier in the sentence makes it
+    # a case, not a tic.
+    "cases_closed_by_which_is_impossible_after_words": Case(
+        "max_sentence_closer_share",
+        _cases_after_the_thinking(
+            lambda k: f"- $n = {k}$: the left side $2^{k} = {2**k}$ exceeds the right side, which is impossible."
+        ),
+    ),
+    "cases_closed_by_so_not_prime": Case(
+        "max_sentence_closer_share",
+        _cases_after_the_thinking(
+            lambda k: f"- $p = {k}$: then $p^2 + 2 = {k * k + 2}$ has a small factor, so not prime."
+        ),
     ),
     # `Wait, no.` on a line of its own: a sentence of an opener and a word, no closer.
     "wait_no_on_lines_of_their_own": Case(

@@ -37,8 +37,8 @@ class FormatConfig:
         max_short_consecutive_repeats: Most copies in a row of one passage of prose lines of any length, blank lines
             aside and digits kept: a loop of short lines (`Let me check.`, `Hmm, not quite.`, `Try again.`), which
             `max_consecutive_repeats` (long lines) does not see. Copies that differ only by a counter (`Pass 3.`,
-            `(3)` on each line, `Attempt 3: ...` on one line) or by one short line (`Pass three.`) count as copies
-            too, past `max_template_repeats`; so do bare lines (`...`, `---`, `1.`), matrix rows with digits aside.
+            `(3)` on each line) or by one short line (`Pass three.`) count as copies too, past
+            `max_template_repeats`; so do bare lines in a row (`...`, `---`, `1.`), matrix rows with digits aside.
         max_alike_lines: Most prose lines (of at least `template_min_chars`) that are one line with a word or two
             changed, wherever they are: a counter loop broken up by other lines, or two loops interleaved. A copy
             whose numbers change does not count, so an enumeration of one sentence counts once.
@@ -78,11 +78,13 @@ class FormatConfig:
             a parenthesis (`..., right?`). A verbal tic at the head or the end of every line or two. The cases of an
             enumeration, opened alike and going on alike but for a value (`Let me try n = 3: ...`), count once.
         max_sentence_opener_share: Most share of the prose's sentences inside a line (after a sentence that ends in a
-            word) that one tic may open, once it opens 10: one or two words before a comma, a semicolon, a dash or
-            an ellipsis (`Wait, `), the tic of `max_opener_share` put before every sentence instead of every line.
+            word) that one tic may open, once it opens 10 different ones: one or two words before a comma, a
+            semicolon, a colon, a dash or an ellipsis (`Wait, `), the tic of `max_opener_share` put before every
+            sentence instead of every line.
         max_sentence_closer_share: Most share of the prose's sentences that end in a word that one tic may close,
-            once it closes 10: up to three words after a comma, a semicolon, a dash or an ellipsis that follows 16
-            characters of the sentence (`, I think.`, ` — wait.`).
+            once it closes 10 different ones (digits aside: cases that share a verdict are one): up to three words
+            after a comma, a semicolon, a dash or an ellipsis that follows 16 characters of the sentence (`, I
+            think.`, ` — wait.`).
         max_paragraph_repeats: Most times one paragraph may occur in the thinking: a prose paragraph (a stretch
             between blank lines, by the keys of its lines, of at least `repetition_min_chars` bytes), or a fenced
             block of at least 20 characters. A loop of a paragraph of short lines escapes the per-line counts.
@@ -147,8 +149,8 @@ class FormatConfig:
         max_proof_comment_density: Most comment share (of non-whitespace characters) in the final proof body.
         max_proof_prose_comment_chars: Most key bytes of the final proof body's comment lines (24 key bytes or more
             each) whose opening or ending is a piece of a prose line: the reasoning moved into comments between the
-            tactics, sentence by sentence. Real proofs quote none; the steps of a plan listed in the thinking, used
-            as the proof's labels, are not counted.
+            tactics, sentence by sentence, measured once five lines quote it. Real proofs quote none; the steps of a
+            plan listed in the thinking, used as the proof's labels, are not counted.
         max_tactics_comment_density: Most comment share (of non-whitespace characters) over all tactic blocks.
         comment_density_free_chars: Comments totalling at most this many non-whitespace characters never count as
             too dense (one short remark on a one-line proof is fine).

@@ -1345,7 +1345,8 @@ def _prose_comments(repetition: Repetition, comments: Sequence[Comment], limit: 
     (`_PROSE_COMMENT_BAND` bytes) is a piece of a prose line: a sentence cut where the writer likes, given a label
     (`Step 3: ...`) or with a word changed; but not an item of a list (a plan's step used as a label). Counted until
     the total passes `limit`, over the first `_MOST_PROSE_COMMENTS` such lines: each is searched for in the whole
-    prose, and more of them break the comment bounds anyway.
+    prose, and more of them break the comment bounds anyway. Fewer than `_FEW_PROSE_COMMENTS` such lines count
+    nothing: a plan's steps, written as sentences in the thinking, may label the proof's first steps.
     """
     keys = [key.strip(b"-/!*") for comment in comments for key in line_keys(comment.text)]
     keys = [key for key in keys if len(key) >= _MIN_PROSE_COMMENT][:_MOST_PROSE_COMMENTS]
@@ -1353,7 +1354,7 @@ def _prose_comments(repetition: Repetition, comments: Sequence[Comment], limit: 
         return 0
     prose = b"\n".join(repetition.key_counts)
     band = _PROSE_COMMENT_BAND
-    total = 0
+    total = quoted = 0
     for key in keys:
         at = prose.find(key[:band])
         if at < 0:
@@ -1367,15 +1368,18 @@ def _prose_comments(repetition: Repetition, comments: Sequence[Comment], limit: 
         if line[:1] in _LIST_MARKS and len(line) <= len(key) + _PROSE_COMMENT_SLACK:
             continue
         total += len(key)
-        if limit is not None and total > limit:
+        quoted += 1
+        if limit is not None and total > limit and quoted >= _FEW_PROSE_COMMENTS:
             break
-    return total
+    return total if quoted >= _FEW_PROSE_COMMENTS else 0
 
 
 # A comment line of fewer key bytes (`-- base case`, `-- Expand the square`) names a step, whatever the prose says;
 # 100 lines of 24 bytes are over `max_code_comment_chars` already. A band of 20 key bytes is four words or so: a
 # clause, not a stock phrase. 40 and 30 before 0.13.0: the reasoning cut into comments of 38 characters, one above
-# each tactic, kept the full score on 179 of 188 rows (the nineteenth red team).
+# each tactic, kept the full score on 179 of 188 rows (the nineteenth red team). Three or four comments that quote a
+# plan written as sentences label steps (the twentieth red team): five or more are the reasoning moved.
+_FEW_PROSE_COMMENTS = 5
 _MIN_PROSE_COMMENT = 24
 _MOST_PROSE_COMMENTS = 100
 _PROSE_COMMENT_BAND = 20

@@ -203,9 +203,6 @@ _PROBE = 12
 _DIGIT = re.compile(rb"[0-9]")
 # A number, in ASCII digits or as subscript or superscript digits (`h₀`, `x²`).
 _NUMBER = re.compile("[0-9\u2080-\u2089\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
-# A number that is an index or an exponent: after a letter, `_`, `{` or `^` (`x_3`, `h3`, `a_{3}`, `2^3`), or in
-# subscript or superscript digits.
-_INDEX = re.compile("(?<=[A-Za-z_{^])[0-9]+|[\u2080-\u2089\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 
 
 class Repetition(NamedTuple):
@@ -468,14 +465,14 @@ _MID_LINE_REMARK = re.compile(
 def _sentence_tics(data: bytes, opener_limit: float | None, closer_limit: float | None) -> tuple[float, float]:
     """Shares of the sentences that one tic opens inside a line and that one closes, each when over its limit (else 0).
 
-    A tic opens a sentence as one or two words before a comma, a semicolon, a dash or an ellipsis (`Wait, `, `Hmm...
-    `), after a sentence that ends in a word and a space; it closes one as up to three words after such a mark that
-    follows 16 characters of the sentence (`, I think.`, ` — wait.`; `Wait, no.` is an opener and a word). Openers are
-    shared out among the sentences that start inside a line, closers among those that end in a word; each is
-    measured once it takes `_TIC_FLOOR` different sentences (a paragraph looped is the loop rules'). `max_opener_share` sees a tic at the head or the end of each
-    line, this one in the middle of them: `Wait, ` before every sentence. Real prose opens at most 16% of its
-    sentences inside a line with one word (`Instead, `) and closes at most 6 sentences alike (`, which is
-    impossible.`, 1.5%). `data` is the prose in UTF-8.
+    A tic opens a sentence as one or two words before a comma, a semicolon, a colon, a dash or an ellipsis (`Wait, `,
+    `Hmm... `, `Wait: `), after a sentence that ends in a word and a space; it closes one as up to three words after
+    such a mark that follows 16 characters of the sentence with no digit (`, I think.`, ` — wait.`; `Wait, no.` is an
+    opener and a word, `= 10, which is impossible.` a case's verdict). Openers are shared out among the sentences that
+    start inside a line, closers among those that end in a word; each is measured once it takes `_TIC_FLOOR` different
+    sentences (`_most_tics`). `max_opener_share` sees a tic at the head or the end of each line, this one in the middle
+    of them: `Wait, ` before every sentence. Real prose opens at most 16% of its sentences inside a line with one word
+    (`Instead, `) and closes at most 6 sentences alike (`, which is impossible.`, 1.5%). `data` is the prose in UTF-8.
     """
     openers = closers = 0.0
     if opener_limit is not None:
@@ -496,18 +493,22 @@ def _sentence_tics(data: bytes, opener_limit: float | None, closer_limit: float 
 def _most_tics(found: list[tuple[bytes, bytes]]) -> int:
     """The most sentences one tic opens or closes, from `(tic, the rest of its sentence)` pairs, the tic in any case.
 
-    A sentence said again is counted once: a looped paragraph is the loop rules'.
+    A sentence said again is counted once, its digits aside: a looped paragraph is the loop rules', and the cases of
+    an enumeration that share a verdict (`- $n = 3$: the left side exceeds the right side, which is impossible.`) are
+    one sentence with values changed.
     """
-    return max(Counter(tic.lower() for tic, _ in set(found)).values(), default=0)
+    sentences = {(tic.lower(), rest.translate(None, _DIGITS)) for tic, rest in found}
+    return max(Counter(tic for tic, _ in sentences).values(), default=0)
 
 
+_DIGITS = b"0123456789"
 # The sentences that `_sentence_tics` shares tics among: those that end in a word, and those of them that another
 # follows on its line; a tic that opens one, and one that closes one (reversed: the words, then the mark, read
 # backwards, and a word before the mark), each with the rest of its sentence.
 _SENTENCE_END = re.compile(rb"[.!?](?<=[A-Za-z][.!?])(?= |$)", re.MULTILINE)
 _SENTENCE_INSIDE = re.compile(rb"[.!?](?<=[A-Za-z][.!?]) [A-Za-z]")
 _SENTENCE_OPENER = re.compile(
-    rb"[.!?](?<=[A-Za-z][.!?]) ([A-Za-z]+(?: [A-Za-z]+)?)(?:[,;]| -| \xe2\x80\x94|\.\.\.|\xe2\x80\xa6) ([^\n.!?]*)"
+    rb"[.!?](?<=[A-Za-z][.!?]) ([A-Za-z]+(?: [A-Za-z]+)?)(?:[,;:]| -| \xe2\x80\x94|\.\.\.|\xe2\x80\xa6) ([^\n.!?]*)"
 )
 _SENTENCE_CLOSER = re.compile(
     rb"[.!?](?<![^ \n][.!?])[.!?]*([A-Za-z]+(?: [A-Za-z]+){0,2}) (?:[,;]|- |\x94\x80\xe2 |\.\.\.|\xa6\x80\xe2)(?=([A-Za-z][^\n.!?0-9]{15}[^\n.!?]*))"
@@ -1154,8 +1155,12 @@ def _short_loop(
     # ...`): they are a loop past the template bound, as alike lines in a row are (and none without one).
     counted = config.max_template_repeats
     best = _counted_loop(filled, key_lines, hot, max(limit, counted), text_lines, edges) if counted is not None else 0
-    if any(not _HAS_LETTER(key) for key in compress(counts, map(limit.__lt__, counts.values()))):
-        best = max(best, _symbol_run(text_lines(), set(edges())))
+    if counted is not None and any(
+        not _HAS_LETTER(key) for key in compress(counts, map(limit.__lt__, counts.values()))
+    ):
+        # Bare lines in a row, past the template bound: a diagram's rows (`* * *`, `. . . .`) are bare lines too.
+        run = _bare_run(text_lines(), set(edges()))
+        best = max(best, run if run > max(limit, counted) else 0)
     at: list[int] = []
     for stretch in re.finditer(rb"\x01{%d,}" % (limit + 1), flags):
         start, end = stretch.span()
@@ -1173,26 +1178,23 @@ def _short_loop(
     return best if best > limit else 0
 
 
-def _symbol_run(prose: list[str], edges: set[int]) -> int:
-    """Copies in a row of the most looped bare line (`...`, `---`, `$$ $$`, `1.`), blank lines aside.
+def _bare_run(prose: list[str], edges: set[int]) -> int:
+    """The most bare lines in a row (`...`, `---`, `$$ $$`, `1.`, in any mix), blank lines aside.
 
     A bare line is marks and symbols with one letter or digit at most, as `_bare_lines` counts them. A row of such
     lines pads a thinking with nothing; a matrix's rows hold digits (`[1, 1, 1, 1]` ten times is an all-ones matrix)
     and a table's, words. Lines on either side of a block (`edges`) are not in a row.
     """
     best = run = 0
-    last = ""
     for i, line in enumerate(prose):
         line = line.strip()
         if not line:
             continue
         if _TWO_ALNUM(line):
-            last, run = "", 0
-        elif line == last and i not in edges:
-            run += 1
-            best = max(best, run)
+            run = 0
         else:
-            last, run = line, 1
+            run = run + 1 if run and i not in edges else 1
+            best = max(best, run)
     return best
 
 
@@ -1216,9 +1218,10 @@ def _counted_loop(
     that are alike by keys must hold two thirds of a copy's key bytes, and their digits may differ from copy to copy
     by a counter only (`_one_counter`). The cases of an enumeration (`- n = 3: 3^3 + 1
     = 28`, then `This is not divisible by 7.`) each hold a value besides their number; cases that share a verdict
-    are why `limit` is the template bound. One of a copy's alike lines is a sentence (`_COUNTED_SENTENCE_BYTES`): an
-    outline repeats its short headings (`- Step 3: bound the term`) and a goal state its context after each step. A
-    copy of one line changes no index (`_INDEX`): a list may map each index alike (`- x_3 is positive because ...`).
+    are why `limit` is the template bound. A copy is two lines or more, and one of its alike lines is a sentence
+    (`_COUNTED_SENTENCE_BYTES`): one line with a counter is an enumeration's case as often as a loop (`- $x = 3$: not
+    a solution, since the left side is odd.` twelve times, `- x_3 is positive because ...`), an outline repeats its
+    short headings (`- Step 3: bound the term`) and a goal state its context after each step.
     `filled` are the non-blank lines' keys, `hot` those seen often enough to mark a short loop (a superset of those
     that can mark this one).
     """
@@ -1239,7 +1242,7 @@ def _counted_loop(
                 j += 1
             if (
                 j - i + 1 > max(limit, best)
-                and gap <= _MAX_LOOP_LINES
+                and 1 < gap <= _MAX_LOOP_LINES
                 and not any(size == gap and first <= seen[i] < end for size, first, end in judged)
             ):
                 judged.append((gap, seen[i], seen[j] + gap))
@@ -1282,8 +1285,6 @@ def _alike_but_a_counter(
     if 3 * kept < 2 * sum(len(column[0]) for column in places):
         return False
     prose = text_lines()
-    if gap == 1 and len({tuple(_INDEX.findall(prose[at[start + n]])) for n in range(copies)}) > 1:
-        return False  # a list that maps each index alike (`- x_3 is positive because ...`)
     changed: list[tuple[str, ...]] = []  # each number that changes from copy to copy, over the copies
     for k in alike:
         lines = ["".join(prose[at[start + k + n * gap]].lower().split()) for n in range(copies)]
