@@ -125,7 +125,6 @@ LOOK_ALIKES = {
             count=9,
         ),
     ),
-    # A list that maps each index alike: short lines, whose copies one line at a time are no loop.
     # One line per case or index, alike but for it: twelve cases sharing a verdict (the twentieth red team).
     "twelve_values_sharing_one_verdict": Case(
         "consecutive_repeats", _cases(lambda k: f"- $x = {k}$: not a solution, since the left side is odd.")
@@ -136,6 +135,7 @@ LOOK_ALIKES = {
     "one_line_per_hypothesis_h_k": Case(
         "consecutive_repeats", _cases(lambda k: f"We do not need the hypothesis h{k} for this goal at all.", count=13)
     ),
+    # A list that maps each index alike: short lines, whose copies one line at a time are no loop.
     "each_index_mapped_alike": Case(
         "consecutive_repeats", _cases(lambda k: f"- Lean's $a {k}$ is the problem's $a_{{{k}}}$")
     ),

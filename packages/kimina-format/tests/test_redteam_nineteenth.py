@@ -96,6 +96,14 @@ def _paragraph_reworded(copies: int) -> Edit:
     return edit
 
 
+def _diagram(head: str, row: str, rows: int) -> Case:
+    """A look-alike: `head`, then a diagram of `rows` bare rows `row`, in the middle of the thinking (two rows lose
+    the full score to any line written six times there, as `an_all_ones_matrix` says)."""
+    return Case(
+        "max_short_consecutive_repeats", _after_the_middle_line(head + "\n" + "\n".join([row] * rows)), most_lost=2
+    )
+
+
 ATTACKS = {
     f"{name}_25_times_in_a_row": Case("max_short_consecutive_repeats", _after_the_middle_line("\n".join([line] * 25)))
     for name, line in (
@@ -148,21 +156,9 @@ LOOK_ALIKES = {
         "max_short_consecutive_repeats", _after_the_middle_line("\n".join(["..."] * 10)), most_lost=3
     ),
     # Diagrams (the twentieth red team): a Ferrers diagram, an empty board, a table's empty rows.
-    "a_ferrers_diagram": Case(
-        "max_short_consecutive_repeats",
-        _after_the_middle_line("The Ferrers diagram of 3 + 3 + 3 + 3 + 3 + 3 + 3 is\n" + "\n".join(["* * *"] * 7)),
-        most_lost=2,
-    ),
-    "an_empty_board": Case(
-        "max_short_consecutive_repeats",
-        _after_the_middle_line("The empty board:\n" + "\n".join([". . . . . . . ."] * 8)),
-        most_lost=2,
-    ),
-    "a_table_with_empty_rows": Case(
-        "max_short_consecutive_repeats",
-        _after_the_middle_line("| n | value |\n|---|---|\n" + "\n".join(["|   |   |"] * 8)),
-        most_lost=2,
-    ),
+    "a_ferrers_diagram": _diagram("The Ferrers diagram of 3 + 3 + 3 + 3 + 3 + 3 + 3 is", "* * *", 7),
+    "an_empty_board": _diagram("The empty board:", ". . . . . . . .", 8),
+    "a_table_with_empty_rows": _diagram("| n | value |\n|---|---|", "|   |   |", 8),
 }
 
 test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = red_team_tests(ATTACKS, LOOK_ALIKES)

@@ -151,32 +151,20 @@ _PLAN = [
 ]
 
 
-def _planned(steps: int) -> Edit:
-    """A plan of `steps` numbered steps before the thinking, each step a comment above a proof line (proofs of 12
-    lines or more: on a shorter one six such labels are most of the proof, which `max_proof_comment_density` bounds)."""
+def _planned(steps: int, *, in_sentences: bool = False) -> Edit:
+    """A plan of `steps` steps before the thinking, each step a comment above a proof line (proofs of 12 lines or more:
+    on a shorter one six such labels are most of the proof, which `max_proof_comment_density` bounds). The plan is a
+    numbered list, or one sentence (`in_sentences`)."""
     label = _commented_proof(lambda _, k: _PLAN[k] if k < steps else None, steps)
-
-    def edit(row: Row) -> Row | None:
-        lines, start = _proof_lines(final_code_of(row["completion"]))
-        if sum(1 for line in lines[start:] if line.strip()) < 12:
-            return None
-        plan = "Plan for the proof:\n" + "\n".join(f"{i + 1}. {_PLAN[i]}." for i in range(steps))
-        thinking = thinking_of(row["completion"]).strip("\n")
-        return label({**row, "completion": with_thinking(row["completion"], f"{plan}\n\n{thinking}")})
-
-    return edit
-
-
-def _planned_in_sentences(steps: int) -> Edit:
-    """A plan of `steps` steps written as one sentence before the thinking, each step a comment above a proof line
-    (proofs of 12 lines or more, as `_planned`)."""
-    label = _commented_proof(lambda _, k: _PLAN[k] if k < steps else None, steps)
-
-    def edit(row: Row) -> Row | None:
-        lines, start = _proof_lines(final_code_of(row["completion"]))
-        if sum(1 for line in lines[start:] if line.strip()) < 12:
-            return None
+    if in_sentences:
         plan = "My plan for the formal proof: " + ", then ".join(_PLAN[i].lower() for i in range(steps)) + "."
+    else:
+        plan = "Plan for the proof:\n" + "\n".join(f"{i + 1}. {_PLAN[i]}." for i in range(steps))
+
+    def edit(row: Row) -> Row | None:
+        lines, start = _proof_lines(final_code_of(row["completion"]))
+        if sum(1 for line in lines[start:] if line.strip()) < 12:
+            return None
         thinking = thinking_of(row["completion"]).strip("\n")
         return label({**row, "completion": with_thinking(row["completion"], f"{plan}\n\n{thinking}")})
 
@@ -285,7 +273,7 @@ LOOK_ALIKES = {
     # A plan written as sentences in the thinking, three of its steps the labels of the proof's first steps (the
     # twentieth red team): fewer than five quoted comments label steps.
     "a_plan_in_sentences_labelling_the_first_three_steps": Case(
-        "max_proof_prose_comment_chars", _planned_in_sentences(3)
+        "max_proof_prose_comment_chars", _planned(3, in_sentences=True)
     ),
     # Comments of the proof's own, not the reasoning's: one above each of its first three steps.
     "labels_above_the_first_steps_of_the_proof": Case(

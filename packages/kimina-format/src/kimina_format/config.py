@@ -44,9 +44,8 @@ class FormatConfig:
             whose numbers change does not count, so an enumeration of one sentence counts once.
         max_reworded_lines: Most long prose lines that are one line with a word or two changed, added, dropped or
             swapped (up to a fifth of its words, four at most but a fifth of a line of 40 words or more, in any mix),
-            the changes at places that vary from copy
-            to copy (at least three places over the group): a passage written again and again, reworded a little
-            each time, spread out or in a row.
+            the changes at places that vary from copy to copy (at least three places over the group): a passage
+            written again and again, reworded a little each time, spread out or in a row.
         max_shuffled_copies: Most long prose lines that hold a sentence of a paragraph written again and again in
             other orders, each sentence maybe reworded a little (found at two places or more among each line's
             sentences): a paragraph shuffled copy after copy copies no line. A paragraph looped in one order, and a

@@ -266,11 +266,11 @@ class FormatMetrics:
             parenthesis: `Wait, ...`, `Okay so ...`, `..., right?`; an enumeration's cases once), when it takes 40
             lines or more and more than `max_opener_share` of them (0 otherwise).
         sentence_opener_share: Share of the prose's sentences inside a line that one tic opens (a word or two before
-            a comma, a dash or an ellipsis: `Wait, `), when it opens 10 or more and more than
-            `max_sentence_opener_share` of them (0 otherwise).
+            a comma, a semicolon, a colon, a dash or an ellipsis: `Wait, `), when it opens 10 different ones or more
+            (digits aside) and more than `max_sentence_opener_share` of them (0 otherwise).
         sentence_closer_share: Share of the prose's sentences that end in a word that one tic closes (up to three
-            words after a comma, a dash or an ellipsis: `, I think.`), when it closes 10 or more and more than
-            `max_sentence_closer_share` of them (0 otherwise).
+            words after a comma, a semicolon, a dash or an ellipsis: `, I think.`), when it closes 10 different ones
+            or more (digits aside) and more than `max_sentence_closer_share` of them (0 otherwise).
         longest_line_chars: Bytes in the key of the longest prose line (0 when no line is long).
         invisible_chars: Invisible characters anywhere (zero-width, format, control, non-ASCII spaces).
         symbol_chars: Pictographic characters anywhere (emoji, dingbats, private use).
@@ -322,7 +322,8 @@ class FormatMetrics:
         proof_comment_chars: Non-whitespace characters of the comments in the final proof body.
         proof_comment_density: Share of the final proof body's non-whitespace characters that are comments.
         proof_prose_comment_chars: Key bytes of the final proof body's comment lines (24 key bytes or more) that
-            quote a prose line at their opening or ending (counted until past `max_proof_prose_comment_chars`).
+            quote a prose line at their opening or ending, when five lines or more do (counted until past
+            `max_proof_prose_comment_chars`; 0 otherwise).
         code_comment_chars: Non-whitespace characters of all comments in the final code, doc comments included.
         code_comment_density: Share of the final code's non-whitespace characters that are comments.
         tactics_comment_chars: Non-whitespace characters of the comments in the tactic blocks.

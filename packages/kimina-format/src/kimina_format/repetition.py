@@ -477,17 +477,14 @@ def _sentence_tics(data: bytes, opener_limit: float | None, closer_limit: float 
     openers = closers = 0.0
     if opener_limit is not None:
         most = _most_tics(_SENTENCE_OPENER.findall(data))
-        if most >= _TIC_FLOOR:
-            openers = most / len(_SENTENCE_INSIDE.findall(data))
+        if most >= _TIC_FLOOR and (share := most / len(_SENTENCE_INSIDE.findall(data))) > opener_limit:
+            openers = share
     if closer_limit is not None:
         # Read on the reversed text, from the sentence's end mark, which `re` finds fast.
         most = _most_tics(_SENTENCE_CLOSER.findall(b"\n" + data[::-1]))
-        if most >= _TIC_FLOOR:
-            closers = most / len(_SENTENCE_END.findall(data))
-    return (
-        openers if opener_limit is not None and openers > opener_limit else 0.0,
-        closers if closer_limit is not None and closers > closer_limit else 0.0,
-    )
+        if most >= _TIC_FLOOR and (share := most / len(_SENTENCE_END.findall(data))) > closer_limit:
+            closers = share
+    return openers, closers
 
 
 def _most_tics(found: list[tuple[bytes, bytes]]) -> int:
@@ -1181,8 +1178,8 @@ def _short_loop(
 def _bare_run(prose: list[str], edges: set[int]) -> int:
     """The most bare lines in a row (`...`, `---`, `$$ $$`, `1.`, in any mix), blank lines aside.
 
-    A bare line is marks and symbols with one letter or digit at most, as `_bare_lines` counts them. A row of such
-    lines pads a thinking with nothing; a matrix's rows hold digits (`[1, 1, 1, 1]` ten times is an all-ones matrix)
+    A bare line has one letter or digit at most (any marks or symbols besides, a display's `$$` too; `_bare_lines`
+    counts a narrower kind, anywhere). A row of such lines pads a thinking with nothing; a matrix's rows hold digits (`[1, 1, 1, 1]` ten times is an all-ones matrix)
     and a table's, words. Lines on either side of a block (`edges`) are not in a row.
     """
     best = run = 0
@@ -1840,6 +1837,7 @@ def _word_changes(leader: list[str], words: list[str]) -> list[int] | None:
             if first[left_a : len(first) - right_a] == second[left_b : len(second) - right_b]:
                 return places
     # Each word of one side missing from the other takes an edit: a cheap bound before aligning word by word.
+    # A stretch may hold its `most` edits apart from each other: four words a stretch per edit allowed.
     if (
         len(first) > max(_MAX_ALIGNED, 4 * most)
         or len(set(first).difference(second)) > most
