@@ -6,8 +6,9 @@ made every copy differ; `Pass three.` hid it from the keys as well. A line seen 
 now marks a loop whose copies are alike but for a counter or a line that changes: the lines alike in every copy must
 hold 24 key bytes and two thirds of the copy. Copies that differ by a counter are bounded as alike lines in a row
 are (10, not 6): the cases of an enumeration may share a verdict. Cases that hold a value besides their number stay
-cases at any count; a copy of one line is no loop (twelve cases may share a verdict). Each attack edits real
-completions; each look-alike, a healthy edit, must leave every row its score.
+cases at any count. A copy of one line is a loop from 80 key bytes on (0.14.0): twelve cases may share a verdict,
+and real ones are half as long. Each attack edits real completions; each look-alike, a healthy edit, must leave every
+row its score.
 """
 
 from __future__ import annotations
@@ -84,13 +85,26 @@ ATTACKS = {
         _looped(lambda k, real: "\n".join(f"{3 * k - 2 + i}. {line}" for i, line in enumerate(real))),
     ),
     # One long line (a sentence, 40 key bytes or more) with a counter, 12 times in a row (the seventeenth red team).
+    # A copy of one line counts from 80 key bytes on (since 0.14.0): the rows whose copy is shorter (18 with `Attempt
+    # k: ` or `(check k)`, 26 with `k. `) keep the full score, as the hole below says.
     "a_long_line_with_a_counter_in_a_row": Case(
+        "consecutive_repeats", _looped(lambda k, real: f"Attempt {k}: {max(real, key=len)}", 3), most_kept=18
+    ),
+    "a_long_line_with_a_counter_at_its_end": Case(
+        "consecutive_repeats", _looped(lambda k, real: f"{max(real, key=len)} (check {k})", 3), most_kept=18
+    ),
+    "a_long_line_numbered_with_blank_lines_between": Case(
+        "consecutive_repeats", _looped(lambda k, real: f"{k}. {max(real, key=len)}", 3, sep="\n\n"), most_kept=26
+    ),
+    "a_shorter_line_with_a_counter_in_a_row": Case(
         "consecutive_repeats",
-        _looped(lambda k, real: f"Attempt {k}: {max(real, key=len)}", 3),
-        xfail="HOLE: one line with a counter, 12 times in a row, reads as an enumeration's cases that share a verdict"
-        " (`- $x = 3$: not a solution, since the left side is odd.` 12 times; the twentieth red team showed 0.13.0's"
-        " first bound on them rejecting such cases on 188 of 188 rows): 187 of 188 rows keep the full score; 15"
-        " copies of a line of 100 characters break `max_near_duplicates`",
+        _looped(lambda k, real: f"Attempt {k}: {min(real, key=len)}", 3),
+        xfail="HOLE: one line of 40 to 80 key bytes with a counter, 12 times in a row, reads as an enumeration's cases"
+        " that share a verdict (`- $x = 3$: not a solution, since the left side is odd.`, 41 key bytes, and `- For"
+        " $n = 3$, the expression $n^2 + n + 1$ is odd, so it cannot equal the even right-hand side.`, 72, twelve"
+        " times each; the twentieth red team showed a bound without a floor rejecting such cases on 188 of 188"
+        " rows): about 160 of 188 rows keep the full score; 15 copies of a line of 100 characters break"
+        " `max_near_duplicates`",
     ),
 }
 
@@ -128,6 +142,23 @@ LOOK_ALIKES = {
     # One line per case or index, alike but for it: twelve cases sharing a verdict (the twentieth red team).
     "twelve_values_sharing_one_verdict": Case(
         "consecutive_repeats", _cases(lambda k: f"- $x = {k}$: not a solution, since the left side is odd.")
+    ),
+    # Cases sharing a long verdict, up to 80 key bytes (a copy of one line counts from there on).
+    "twelve_values_sharing_a_long_verdict": Case(
+        "consecutive_repeats",
+        _cases(
+            lambda k: (
+                f"- For $n = {k}$, the expression $n^2 + n + 1$ is odd, so it cannot equal the even right-hand side."
+            )
+        ),
+    ),
+    "twelve_residues_sharing_one_verdict": Case(
+        "consecutive_repeats",
+        _cases(lambda k: f"If n ≡ {k} (mod 13), then n^12 ≡ {k}^12 ≡ 1 (mod 13) by Fermat's little theorem."),
+    ),
+    "twelve_terms_positive_for_one_reason": Case(
+        "consecutive_repeats",
+        _cases(lambda k: f"- $k = {k}$: the term $a_{k}$ is positive because every factor in its product is positive."),
     ),
     "one_line_per_term_x_k": Case(
         "consecutive_repeats", _cases(lambda k: f"- x_{k} is positive because it is a sum of positive terms.", count=13)

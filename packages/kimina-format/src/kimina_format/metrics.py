@@ -26,7 +26,7 @@ from kimina_format.lean_source import (
     split_lean,
 )
 from kimina_format.lean_statement import LeanText
-from kimina_format.padding import junk_characters, marked_letters, mixed_script_letters, over_limit_run
+from kimina_format.padding import junk_characters, marked_letters, mixed_script_letters, over_limit_run, padded
 from kimina_format.parsing import LEAN_LANGUAGES, TACTICS_LANGUAGE, UTF8_ERRORS, Block, Completion, frozen_instance
 from kimina_format.repetition import (
     Repetition,
@@ -99,6 +99,11 @@ _FILLER = re.compile(
     r"|(?<![\w.'])trace\s+\"|\bhave\b[^:\n]*:\s*True\s*:="
 )
 _FILLER_WORDS = ("skip", "True", "trace", "rotate_")
+# A `<;>` chain, its steps going on over the lines that start with `<;>`, and what makes two of its steps the same
+# (spaces and parentheses aside: `(norm_num)` is `norm_num`); see `_chain_fillers`.
+_CHAIN = re.compile(r"[^\n]*<;>[^\n]*(?:\n[^\S\n]*<;>[^\n]*)*")
+_STEP_DELETE = str.maketrans("", "", " \t\n()")
+_CHAIN_STEPS = 16
 _SHOW_HOLE = re.compile(r"show\s+_")
 _ITERATE_NONE = re.compile(r"iterate\s+0")
 _TRY = re.compile(r"(?<![\w.'])(?:try|repeat|iterate|first)(?![\w'])")
@@ -304,6 +309,10 @@ class FormatMetrics:
             fence with a language comes inside them).
         tactic_block_lines: Non-comment, non-blank lines of each tactic block.
         tactic_block_proof_lines: Proof lines (header and statement lines excluded) of each tactic block.
+        longest_tactic_line: Non-whitespace characters of the longest tactic-block line of 256 characters or more
+            (comments included; 0 when no line is so long).
+        padded_tactic_lines: Tactic-block lines of 256 characters or more that are one short unit written again
+            and again (`kimina_format.padding.padded`).
         tactic_prose_lines: Tactic-block lines (comments aside; each occurrence counted) that read as English
             sentences, words, markup or LaTeX (see `FormatConfig.max_tactic_prose_lines`).
         final_proof_copies: Times the whole final proof (three lines or more, spacing and comments aside) occurs in
@@ -421,6 +430,8 @@ class FormatMetrics:
     unclosed_fences: int = 0
     tactic_block_lines: tuple[int, ...] = field(default=())
     tactic_block_proof_lines: tuple[int, ...] = field(default=())
+    longest_tactic_line: int = 0
+    padded_tactic_lines: int = 0
     tactic_prose_lines: int = 0
     final_proof_copies: int = 0
     copied_code_share: float = 0.0
@@ -610,6 +621,7 @@ def measure(
     # Words the final code uses outside its comments are Lean's here: a variable `total`, a hypothesis `key`.
     code_words = identifier_words(final.code) if final is not None else set()
     metrics["tactic_prose_lines"] = prose_lines + _worded_lines(blocks.body, code_words, english=bool(english))
+    metrics["longest_tactic_line"], metrics["padded_tactic_lines"] = _long_tactic_lines(blocks.text)
     metrics["reasoning_chars"] = _reasoning_chars(completion, repetition)
     metrics["code_loop_repeats"] = _code_loop(blocks, final, config.max_code_loop_repeats)
     metrics["filler_tactics"] = _filler_tactics(final.code if final is not None else "", blocks.body)
@@ -1015,7 +1027,39 @@ def _filler_tactics(code: str, block_lines: list[str]) -> int:
     # `show` and `iterate` are common tactics, so for them the gate is a regex that starts with the word.
     gate = any(word in text for word in _FILLER_WORDS) or ("show" in text and _SHOW_HOLE.search(text) is not None)
     gate = gate or ("iterate" in text and _ITERATE_NONE.search(text) is not None)
-    return len(_FILLER.findall(text)) if gate else 0
+    return (len(_FILLER.findall(text)) if gate else 0) + (_chain_fillers(text) if "<;>" in text else 0)
+
+
+def _long_tactic_lines(text: str) -> tuple[int, int]:
+    """`longest_tactic_line` and `padded_tactic_lines` of the tactic blocks' joined `text`.
+
+    Nothing checks a tactic block's Lean, so one line of 20,000 `~` or a dozen lines of `&nbsp;` written 100 times pad
+    a thinking without a word the English-line rules would see. Real tactic-block lines have 482 characters at most.
+    """
+    lines = _LONG_TACTIC_LINE.findall(text)
+    if not lines:
+        return 0, 0
+    return non_space_length(max(lines, key=len)), sum(map(padded, lines))
+
+
+# The tactic-block lines `_long_tactic_lines` reads: shorter ones cannot pad a block much (their number is bounded).
+_LONG_TACTIC_LINE = re.compile(r"[^\n]{256,}")
+
+
+def _chain_fillers(text: str) -> int:
+    """Steps of the `<;>` chains of `text` that pad them: a step written a third time in its chain, or past its 16th.
+
+    Once the goals are closed, `<;> norm_num` runs on none and fails nothing: Lean accepts a proof that ends in it
+    300 times, or in `<;> norm_num <;> simp` 150 times. Real chains take four steps at most and a step twice at most
+    (`norm_num <;> linarith <;> norm_num`).
+    """
+    found = 0
+    for chain in _CHAIN.findall(text):
+        seen: Counter[str] = Counter()
+        for i, step in enumerate(chain.translate(_STEP_DELETE).split("<;>")[1:]):
+            seen[step] += 1
+            found += i >= _CHAIN_STEPS or seen[step] > 2
+    return found
 
 
 def _summary_copies(summary: str, repetition: Repetition, code: str | None) -> dict[str, int]:
@@ -1225,7 +1269,7 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
             code_lines.append(len(lines))
         proof_counts.append(len(lines))
         body += lines
-    joined = "".join(texts)
+    joined = "\n".join(texts)  # a newline apart: the lines of two blocks stay two lines
     # Each block's code with its spaces, tabs and newlines deleted, all at once (joined by a byte that is none of them).
     keys = "\0".join(codes).encode(errors=UTF8_ERRORS).translate(None, b" \t\n").split(b"\0") if codes else []
     return TacticBlockLines(

@@ -1239,7 +1239,7 @@ def _counted_loop(
                 j += 1
             if (
                 j - i + 1 > max(limit, best)
-                and 1 < gap <= _MAX_LOOP_LINES
+                and gap <= _MAX_LOOP_LINES
                 and not any(size == gap and first <= seen[i] < end for size, first, end in judged)
             ):
                 judged.append((gap, seen[i], seen[j] + gap))
@@ -1277,7 +1277,9 @@ def _alike_but_a_counter(
         places = [column[:copies] for column in places]
     alike = [k for k, column in enumerate(places) if column.count(column[0]) == copies]
     kept = sum(len(places[k][0]) for k in alike)
-    if not alike or max(len(places[k][0]) for k in alike) < _COUNTED_SENTENCE_BYTES:
+    if not alike or max(len(places[k][0]) for k in alike) < (
+        _COUNTED_LINE_COPY_BYTES if gap == 1 else _COUNTED_SENTENCE_BYTES
+    ):
         return False
     if 3 * kept < 2 * sum(len(column[0]) for column in places):
         return False
@@ -1318,6 +1320,10 @@ def _one_counter(changed: list[tuple[str, ...]]) -> bool:
 # sentence: five words or so (`So the bound holds.` is 16; an outline's heading, `- Step 3: bound the term`, 18).
 _COUNTED_LINE_BYTES = 16
 _COUNTED_SENTENCE_BYTES = 24
+# A copy of one line: a long sentence, twice the longest line that real cases sharing a verdict write in a row (`- $x
+# \equiv 0 \pmod{11}$: $x^5 \equiv 0$` eleven times is 35 key bytes; `- $x = 3$: not a solution, since the left side
+# is odd.`, 41).
+_COUNTED_LINE_COPY_BYTES = 80
 
 
 def _medium_repeats(

@@ -413,6 +413,21 @@ def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list
                 f"{_blocks(long)} longer than {limit} proof lines (longest {longest}; the final proof has {m.proof_lines})",
             )
         )
+    most = config.max_code_line_chars
+    if most is not None and m.longest_tactic_line > most:
+        violations.append(
+            Violation(
+                Code.TACTIC_BLOCK_TOO_LONG, f"a tactic-block line has {m.longest_tactic_line} characters (limit {most})"
+            )
+        )
+    most = config.max_padded_tactic_lines
+    if most is not None and m.padded_tactic_lines > most:
+        violations.append(
+            Violation(
+                Code.TACTIC_BLOCK_TOO_LONG,
+                f"{m.padded_tactic_lines} tactic-block lines are one short unit written again and again (limit {most})",
+            )
+        )
     most = config.max_tactic_prose_lines
     if most is not None and m.tactic_prose_lines > most:
         violations.append(
@@ -733,8 +748,8 @@ def code_padding(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[
         violations.append(
             Violation(
                 Code.CODE_PADDING,
-                f"{m.filler_tactics} tactics that do nothing (`skip`, `trace_state`, a `have` of `True`) in the"
-                f" final code and the tactic blocks (limit {most})",
+                f"{m.filler_tactics} tactics that do nothing (`skip`, `trace_state`, a `have` of `True`, a `<;>` step"
+                f" a third time) in the final code and the tactic blocks (limit {most})",
             )
         )
     most = config.max_try_tactics
