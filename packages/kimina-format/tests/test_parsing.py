@@ -154,6 +154,12 @@ HOSTILE = {
     )
     + "</think>",
     "english blocks": "<think>\n" + "```tactics\nthe proof is that we need it\n```\n" * (MB // 40) + "</think>",
+    # A chain's and a long tactic line's scans are tried at line starts: a long line without `<;>`, or many lines
+    # just short of 256 characters, would cost their length squared from every character.
+    "a chain after a long line": "<think>\n```tactics\n"
+    + "a" * MB
+    + "\n  b <;> c <;> c <;> c\n```\n</think>\n```lean4\nsimp <;> simp\n```",
+    "lines short of long": "<think>\n```tactics\n" + ("b" * 255 + "\n") * (MB // 256) + "```\n</think>",
 }
 
 

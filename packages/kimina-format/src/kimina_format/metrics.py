@@ -100,8 +100,9 @@ _FILLER = re.compile(
 )
 _FILLER_WORDS = ("skip", "True", "trace", "rotate_")
 # A `<;>` chain, its steps going on over the lines that start with `<;>`, and what makes two of its steps the same
-# (spaces and parentheses aside: `(norm_num)` is `norm_num`); see `_chain_fillers`.
-_CHAIN = re.compile(r"[^\n]*<;>[^\n]*(?:\n[^\S\n]*<;>[^\n]*)*")
+# (spaces and parentheses aside: `(norm_num)` is `norm_num`); see `_chain_fillers`. Tried at the start of each line
+# only: from every character, a long line without `<;>` would cost its length squared.
+_CHAIN = re.compile(r"^[^\n]*<;>[^\n]*(?:\n[^\S\n]*<;>[^\n]*)*", re.MULTILINE)
 _STEP_DELETE = str.maketrans("", "", " \t\n()")
 _CHAIN_STEPS = 16
 _SHOW_HOLE = re.compile(r"show\s+_")
@@ -1043,7 +1044,8 @@ def _long_tactic_lines(text: str) -> tuple[int, int]:
 
 
 # The tactic-block lines `_long_tactic_lines` reads: shorter ones cannot pad a block much (their number is bounded).
-_LONG_TACTIC_LINE = re.compile(r"[^\n]{256,}")
+# Tried at the start of each line only (a short line would cost its length from each of its characters).
+_LONG_TACTIC_LINE = re.compile(r"^[^\n]{256,}", re.MULTILINE)
 
 
 def _chain_fillers(text: str) -> int:
