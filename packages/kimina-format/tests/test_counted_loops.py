@@ -6,9 +6,10 @@ made every copy differ; `Pass three.` hid it from the keys as well. A line seen 
 now marks a loop whose copies are alike but for a counter or a line that changes: the lines alike in every copy must
 hold 24 key bytes and two thirds of the copy. Copies that differ by a counter are bounded as alike lines in a row
 are (10, not 6): the cases of an enumeration may share a verdict. Cases that hold a value besides their number stay
-cases at any count. A copy of one line is a loop from 80 key bytes on (0.14.0): twelve cases may share a verdict,
-and real ones are half as long. Each attack edits real completions; each look-alike, a healthy edit, must leave every
-row its score.
+cases at any count. A copy of one line is a loop since 0.14.0 when its counter labels it (`Attempt 3:`, `3.`,
+`(check 3)`): twelve cases may share a verdict, long or short, and their value stands in a formula or a sentence
+(`- If x ≡ 3 (mod 13), then ...`). Each attack edits real completions; each look-alike, a healthy edit, must leave
+every row its score.
 """
 
 from __future__ import annotations
@@ -84,27 +85,22 @@ ATTACKS = {
         "consecutive_repeats",
         _looped(lambda k, real: "\n".join(f"{3 * k - 2 + i}. {line}" for i, line in enumerate(real))),
     ),
-    # One long line (a sentence, 40 key bytes or more) with a counter, 12 times in a row (the seventeenth red team).
-    # A copy of one line counts from 80 key bytes on (since 0.14.0): the rows whose copy is shorter (18 with `Attempt
-    # k: ` or `(check k)`, 26 with `k. `) keep the full score, as the hole below says.
+    # One line (a sentence, 24 key bytes or more) with a counter that labels it, 12 times in a row (the seventeenth
+    # and twenty-first red teams). Since 0.14.0 a copy may be one line when its counter is a label (`_labels`).
     "a_long_line_with_a_counter_in_a_row": Case(
-        "consecutive_repeats", _looped(lambda k, real: f"Attempt {k}: {max(real, key=len)}", 3), most_kept=18
+        "consecutive_repeats", _looped(lambda k, real: f"Attempt {k}: {max(real, key=len)}", 3)
     ),
     "a_long_line_with_a_counter_at_its_end": Case(
-        "consecutive_repeats", _looped(lambda k, real: f"{max(real, key=len)} (check {k})", 3), most_kept=18
+        "consecutive_repeats", _looped(lambda k, real: f"{max(real, key=len)} (check {k})", 3)
     ),
     "a_long_line_numbered_with_blank_lines_between": Case(
-        "consecutive_repeats", _looped(lambda k, real: f"{k}. {max(real, key=len)}", 3, sep="\n\n"), most_kept=26
+        "consecutive_repeats", _looped(lambda k, real: f"{k}. {max(real, key=len)}", 3, sep="\n\n")
     ),
     "a_shorter_line_with_a_counter_in_a_row": Case(
-        "consecutive_repeats",
-        _looped(lambda k, real: f"Attempt {k}: {min(real, key=len)}", 3),
-        xfail="HOLE: one line of 40 to 80 key bytes with a counter, 12 times in a row, reads as an enumeration's cases"
-        " that share a verdict (`- $x = 3$: not a solution, since the left side is odd.`, 41 key bytes, and `- For"
-        " $n = 3$, the expression $n^2 + n + 1$ is odd, so it cannot equal the even right-hand side.`, 72, twelve"
-        " times each; the twentieth red team showed a bound without a floor rejecting such cases on 188 of 188"
-        " rows): about 160 of 188 rows keep the full score; 15 copies of a line of 100 characters break"
-        " `max_near_duplicates`",
+        "consecutive_repeats", _looped(lambda k, real: f"Attempt {k}: {min(real, key=len)}", 3)
+    ),
+    "a_line_with_its_counter_of_twelve": Case(
+        "consecutive_repeats", _looped(lambda k, real: f"- **Try {k} of 12.** {real[0]}", 1)
     ),
 }
 
@@ -143,7 +139,65 @@ LOOK_ALIKES = {
     "twelve_values_sharing_one_verdict": Case(
         "consecutive_repeats", _cases(lambda k: f"- $x = {k}$: not a solution, since the left side is odd.")
     ),
-    # Cases sharing a long verdict, up to 80 key bytes (a copy of one line counts from there on).
+    # Cases sharing a long verdict: the case's value stands in a formula or a sentence, not as the line's label (the
+    # twenty-first red team's false rejects of a first bound on lines of 80 key bytes or more, 94 of 94 rows each).
+    "twelve_residues_sharing_a_long_verdict": Case(
+        "consecutive_repeats",
+        _cases(
+            lambda k: (
+                f"- If x ≡ {k} (mod 13), then x^4 + 1 is not congruent to 0 modulo 13, so this residue gives no"
+                " solution to the equation."
+            )
+        ),
+    ),
+    "twelve_values_excluded_for_one_reason": Case(
+        "consecutive_repeats",
+        _cases(
+            lambda k: (
+                f"- For n = {k + 36}, n is not a perfect square, so the square root of n is irrational and this"
+                " value of n is excluded."
+            )
+        ),
+    ),
+    "a_day_by_day_simulation": Case(
+        "consecutive_repeats",
+        _cases(
+            lambda k: (
+                f"Day {k}: the snail climbs 3 meters up during the day and slides 2 meters back down at night,"
+                f" ending the day at {k} meters."
+            )
+        ),
+    ),
+    "thirteen_cases_after_interval_cases": Case(
+        "consecutive_repeats",
+        _cases(
+            lambda k: (
+                f"- Case x = {k - 1}: substituting gives a purely numerical statement, which norm_num can decide"
+                " directly, and it is false here."
+            ),
+            count=13,
+        ),
+    ),
+    "a_table_of_eleven_rows_sharing_a_reason": Case(
+        "consecutive_repeats",
+        _cases(
+            lambda k: (
+                f"| {k} | {k} mod 12 is nonzero, hence the clock hand is not back at the starting position"
+                " after this many steps | no |"
+            ),
+            count=11,
+        ),
+    ),
+    "bold_cases_apart_sharing_a_verdict": Case(
+        "consecutive_repeats",
+        _cases(
+            lambda k: (
+                f"**Case n = {k}.** Here n is strictly less than the threshold, so the inequality in the"
+                " hypothesis fails and the case is impossible."
+            ),
+            "\n\n",
+        ),
+    ),
     "twelve_values_sharing_a_long_verdict": Case(
         "consecutive_repeats",
         _cases(

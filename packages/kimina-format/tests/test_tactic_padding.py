@@ -1,12 +1,14 @@
 """Padding where no rule read it (kimina-format 0.14.0): the tactic blocks' long lines, and `<;>` chains.
 
 Nothing checks a tactic block's Lean, and the English-line rules look for words: one line of 20,000 `~` in the first
-tactic block kept the full score on 44 of 47 real rows (every fourth), a dozen lines of `$\\quad$`, `&nbsp;` or
-`norm_num ` written again and again on 26 of 47. A tactic-block line is bounded as a final-code line is
-(`max_code_line_chars`), and one of 256 characters or more that compresses below a tenth is padding
+tactic block kept the full score on 44 of 47 real rows (every fourth), a dozen lines of `&nbsp;` or `norm_num `
+written again and again on 26 of 47. A tactic-block line is bounded as a final-code line is (`max_code_line_chars`),
+and more than one of 256 characters or more that compresses below a tenth, the final code's lines aside, is padding
 (`max_padded_tactic_lines`). Lean accepts a proof that ends in `<;> norm_num` 300 times (run on no goal), which kept
-the full score on every row: a step written a third time in its chain, or past the 16th, is a filler tactic now.
-Each attack edits real completions; each look-alike, a healthy edit, must leave every row its score.
+the full score on every row: a step written a fifth time in its chain (which goes on over a line break before or
+after a `<;>`), or past the 16th, is a filler tactic now. The twenty-first red team's false rejects of the first
+bounds (a step a third time, any padded line) are look-alikes here. Each attack edits real completions; each
+look-alike, a healthy edit, must leave every row its score.
 """
 
 from __future__ import annotations
@@ -67,7 +69,28 @@ ATTACKS = {
     "a_chain_of_many_different_steps": Case(
         "code_padding", _after_the_proof("".join(f" <;> {step} at *" for step in _STEPS * 2) + " <;> rfl")
     ),
+    # Each line ends in `<;>`: one chain over 40 lines (the twenty-first red team: 47 of 47 rows kept the score).
+    "a_step_a_line_each_ending_in_the_combinator": Case(
+        "code_padding", _after_the_proof("\n  <;> norm_num <;>" + "\n  norm_num <;>" * 38 + "\n  norm_num")
+    ),
+    "two_padded_lines_in_a_tactic_block": Case("tactic_block_too_long", _in_first_block(_units("~", 2))),
 }
+
+
+_REWRITES = "  rw [" + ", ".join(["Finset.sum_range_succ"] * 20) + "]"
+_SIMP_ONLY = "  simp only [" + ", ".join(["Finset.sum_range_succ"] * 30 + ["Finset.sum_range_zero"]) + "]"
+
+
+def _drafted(line: str) -> Edit:
+    """`line` at the head of the first tactic block and after the final code's last line: a draft of the proof."""
+
+    def edit(row: Row) -> Row | None:
+        drafted = _in_first_block([line])(row)
+        if drafted is None:
+            return None
+        return _after_the_proof("\n" + line)(drafted)
+
+    return edit
 
 
 def _own_chain(row: Row) -> Row | None:
@@ -87,6 +110,25 @@ LOOK_ALIKES = {
         "tactic_block_too_long", _in_first_block([f"  nlinarith [{_HINTS}]"]), most_lost=1
     ),
     "a_chain_that_takes_two_steps_twice": Case("code_padding", _own_chain),
+    # The twenty-first red team's false rejects of the first bounds (47 of 47 rows each).
+    "a_rewrite_list_unfolding_a_sum_drafted_then_used": Case("tactic_block_too_long", _drafted(_REWRITES)),
+    # One row loses the score to alignment, as with the hint list above.
+    "one_draft_line_of_a_long_simp_list": Case("tactic_block_too_long", _in_first_block([_SIMP_ONLY]), most_lost=1),
+    # Chains drafted in a block, then used (their tactics new to the final code would tip its alignment).
+    "a_chain_that_takes_a_step_three_times": Case(
+        "code_padding", _drafted("  norm_num <;> simp_all <;> nlinarith <;> simp_all <;> nlinarith <;> simp_all")
+    ),
+    "a_chain_that_tries_between_its_steps": Case(
+        "code_padding",
+        _drafted("  nlinarith <;> norm_num <;> (try ring_nf) <;> norm_num <;> (try linarith) <;> norm_num"),
+    ),
+    "a_chain_over_lines_that_takes_a_step_three_times": Case(
+        "code_padding",
+        _drafted(
+            "  nlinarith [sq_nonneg (x - 1)]\n  <;> norm_num at h ⊢\n  <;> ring_nf at h ⊢\n  <;> norm_num at h ⊢"
+            "\n  <;> nlinarith [sq_nonneg (x - 1)]\n  <;> norm_num at h ⊢"
+        ),
+    ),
 }
 
 test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = red_team_tests(ATTACKS, LOOK_ALIKES)
@@ -115,13 +157,14 @@ def test_a_tactic_block_line_is_measured() -> None:
 
 
 def test_chain_fillers_are_counted_per_chain() -> None:
-    # A step twice in each of two chains is no filler; a third time in one chain is.
-    twice = _PROOF + " <;> norm_num <;> norm_num\n  all_goals norm_num <;> norm_num"
-    assert check_format(_completion("nlinarith [sq_nonneg x]", twice)).metrics.filler_tactics == 0
-    thrice = _PROOF + " <;> norm_num <;> (norm_num)\n  <;> norm_num"
-    assert check_format(_completion("nlinarith [sq_nonneg x]", thrice)).metrics.filler_tactics == 1
+    # A step four times in each of two chains is no filler; a fifth time in one chain is, its parentheses aside and
+    # over line breaks before and after a `<;>`.
+    four = _PROOF + " <;> norm_num <;> norm_num" * 2 + "\n  all_goals norm_num" + " <;> norm_num" * 4
+    assert check_format(_completion("nlinarith [sq_nonneg x]", four)).metrics.filler_tactics == 0
+    five = _PROOF + " <;> norm_num <;> (norm_num)\n  <;> norm_num <;>\n  norm_num <;> norm_num"
+    assert check_format(_completion("nlinarith [sq_nonneg x]", five)).metrics.filler_tactics == 1
     many = _PROOF + "".join(f" <;> simp [h{k}]" for k in range(20))
     assert check_format(_completion("nlinarith [sq_nonneg x]", many)).metrics.filler_tactics == 4
-    # Sixteen steps, none three times: the bound.
+    # Sixteen steps, none five times: the bound.
     sixteen = _PROOF + "".join(f" <;> {step} at *" for step in _STEPS * 2)
     assert check_format(_completion("nlinarith [sq_nonneg x]", sixteen)).metrics.filler_tactics == 0

@@ -121,9 +121,9 @@ class FormatConfig:
         max_tactic_block_lines_ratio: Beyond the floor, a tactic block may have at most this multiple of the final
             proof body's line count.
         max_padded_tactic_lines: Most tactic-block lines of 256 characters or more that are one short unit written
-            again and again (they compress below a tenth of their bytes): `~` 20,000 times on one line, or `&nbsp;`
-            a hundred times on each of a dozen lines, is no tactic. (`max_code_line_chars` bounds a tactic-block
-            line too.)
+            again and again (they compress below a tenth of their bytes), lines of the final code aside: `&nbsp;` a
+            hundred times on each of a dozen lines is no tactic; a draft's `rw [Finset.sum_range_succ, ...]` twenty
+            times may be. (`max_code_line_chars` bounds a tactic-block line too: `~` 20,000 times.)
         max_tactic_prose_lines: Most tactic-block lines that read as English (outside comments; a line written in
             every block counts every time): two or more English function words that Lean never uses, a sentence (a
             capitalised word and three more, maybe after a Markdown heading, bullet or number), LaTeX (`$` or
@@ -230,9 +230,9 @@ class FormatConfig:
             thing (names aside): the theorem pasted again as ten `example`s is padding Lean accepts.
         max_filler_tactics: Most tactics that do nothing (`skip`, `trace_state`, `trace "..."`, `show _`,
             `rotate_left 0`, `iterate 0 ...`, a `have` of `True`) in the final code and the tactic blocks together:
-            Lean accepts `skip` after every line. A step of a `<;>` chain written a third time in it (spaces and
-            parentheses aside), or past its 16th step, is one too: `<;> norm_num` 300 times after a proof runs on no
-            goal.
+            Lean accepts `skip` after every line. A step of a `<;>` chain written a fifth time in it (spaces and
+            parentheses aside; a chain goes on over a line break before or after a `<;>`), or past its 16th step, is
+            one too: `<;> norm_num` 300 times after a proof runs on no goal.
         max_try_tactics: Most tactics of the final code that may do nothing without failing (`try`, `repeat`,
             `iterate`, `first`): `try norm_num` after every line is padding Lean accepts.
         max_header_lines: Most non-blank lines of the final code outside its declarations (imports, options, `open`).
@@ -298,7 +298,7 @@ class FormatConfig:
     max_tactic_block_lines_floor: int = 10
     max_tactic_block_lines_ratio: float | None = 1.5
     max_tactic_prose_lines: int | None = 1
-    max_padded_tactic_lines: int | None = 0
+    max_padded_tactic_lines: int | None = 1
     max_final_proof_copies: int | None = 4
     max_copied_code_share: float | None = 0.5
     max_copied_to_reasoning: float | None = 1.25

@@ -99,12 +99,14 @@ _FILLER = re.compile(
     r"|(?<![\w.'])trace\s+\"|\bhave\b[^:\n]*:\s*True\s*:="
 )
 _FILLER_WORDS = ("skip", "True", "trace", "rotate_")
-# A `<;>` chain, its steps going on over the lines that start with `<;>`, and what makes two of its steps the same
-# (spaces and parentheses aside: `(norm_num)` is `norm_num`); see `_chain_fillers`. Tried at the start of each line
-# only: from every character, a long line without `<;>` would cost its length squared.
-_CHAIN = re.compile(r"^[^\n]*<;>[^\n]*(?:\n[^\S\n]*<;>[^\n]*)*", re.MULTILINE)
-_STEP_DELETE = str.maketrans("", "", " \t\n()")
+# A `<;>` chain, its steps going on over a line break before or after a `<;>`, and what makes two of its steps the
+# same (spaces and parentheses aside: `(norm_num)` is `norm_num`); see `_chain_fillers`. Tried at the start of each
+# line only: from every character, a long line without `<;>` would cost its length squared.
+_CHAIN = re.compile(r"^[^\n]*<;>[^\n]*", re.MULTILINE)
+_CHAIN_BREAK = re.compile(r"<;>[^\S\n]*\n|\n[^\S\n]*<;>")
+_STEP_DELETE = str.maketrans("", "", " \t()")
 _CHAIN_STEPS = 16
+_STEP_COPIES = 4
 _SHOW_HOLE = re.compile(r"show\s+_")
 _ITERATE_NONE = re.compile(r"iterate\s+0")
 _TRY = re.compile(r"(?<![\w.'])(?:try|repeat|iterate|first)(?![\w'])")
@@ -622,7 +624,7 @@ def measure(
     # Words the final code uses outside its comments are Lean's here: a variable `total`, a hypothesis `key`.
     code_words = identifier_words(final.code) if final is not None else set()
     metrics["tactic_prose_lines"] = prose_lines + _worded_lines(blocks.body, code_words, english=bool(english))
-    metrics["longest_tactic_line"], metrics["padded_tactic_lines"] = _long_tactic_lines(blocks.text)
+    metrics["longest_tactic_line"], metrics["padded_tactic_lines"] = _long_tactic_lines(blocks.text, code or "")
     metrics["reasoning_chars"] = _reasoning_chars(completion, repetition)
     metrics["code_loop_repeats"] = _code_loop(blocks, final, config.max_code_loop_repeats)
     metrics["filler_tactics"] = _filler_tactics(final.code if final is not None else "", blocks.body)
@@ -1031,36 +1033,44 @@ def _filler_tactics(code: str, block_lines: list[str]) -> int:
     return (len(_FILLER.findall(text)) if gate else 0) + (_chain_fillers(text) if "<;>" in text else 0)
 
 
-def _long_tactic_lines(text: str) -> tuple[int, int]:
+def _long_tactic_lines(text: str, code: str) -> tuple[int, int]:
     """`longest_tactic_line` and `padded_tactic_lines` of the tactic blocks' joined `text`.
 
     Nothing checks a tactic block's Lean, so one line of 20,000 `~` or a dozen lines of `&nbsp;` written 100 times pad
     a thinking without a word the English-line rules would see. Real tactic-block lines have 482 characters at most.
+    A line of the final `code` (spaces aside) is a draft of it, padded or not: `rw [Finset.sum_range_succ, ...]`
+    twenty times is Lean's way to unfold a sum.
     """
     lines = _LONG_TACTIC_LINE.findall(text)
     if not lines:
         return 0, 0
-    return non_space_length(max(lines, key=len)), sum(map(padded, lines))
+    drafts = [line for line in lines if padded(line)]
+    if drafts:
+        final = {"".join(line.split()) for line in code.split("\n") if len(line) >= _PADDED_LINE}
+        drafts = [line for line in drafts if "".join(line.split()) not in final]
+    return non_space_length(max(lines, key=len)), len(drafts)
 
 
 # The tactic-block lines `_long_tactic_lines` reads: shorter ones cannot pad a block much (their number is bounded).
 # Tried at the start of each line only (a short line would cost its length from each of its characters).
-_LONG_TACTIC_LINE = re.compile(r"^[^\n]{256,}", re.MULTILINE)
+_PADDED_LINE = 256
+_LONG_TACTIC_LINE = re.compile(rf"^[^\n]{{{_PADDED_LINE},}}", re.MULTILINE)
 
 
 def _chain_fillers(text: str) -> int:
-    """Steps of the `<;>` chains of `text` that pad them: a step written a third time in its chain, or past its 16th.
+    """Steps of the `<;>` chains of `text` that pad them: a step written a fifth time in its chain, or past its 16th.
 
     Once the goals are closed, `<;> norm_num` runs on none and fails nothing: Lean accepts a proof that ends in it
-    300 times, or in `<;> norm_num <;> simp` 150 times. Real chains take four steps at most and a step twice at most
-    (`norm_num <;> linarith <;> norm_num`).
+    300 times, or in `<;> norm_num <;> simp` 150 times, on one line or a step a line. Real chains here take four
+    steps at most and a step twice at most (`ring_nf <;> norm_num <;> ring_nf <;> norm_num`); other provers write
+    longer ones (`<;> norm_num <;> (try ring_nf) <;> norm_num <;> (try linarith) <;> norm_num`).
     """
     found = 0
-    for chain in _CHAIN.findall(text):
+    for chain in _CHAIN.findall(_CHAIN_BREAK.sub(" <;> ", text)):
         seen: Counter[str] = Counter()
         for i, step in enumerate(chain.translate(_STEP_DELETE).split("<;>")[1:]):
             seen[step] += 1
-            found += i >= _CHAIN_STEPS or seen[step] > 2
+            found += i >= _CHAIN_STEPS or seen[step] > _STEP_COPIES
     return found
 
 

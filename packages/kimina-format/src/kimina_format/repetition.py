@@ -1277,9 +1277,7 @@ def _alike_but_a_counter(
         places = [column[:copies] for column in places]
     alike = [k for k, column in enumerate(places) if column.count(column[0]) == copies]
     kept = sum(len(places[k][0]) for k in alike)
-    if not alike or max(len(places[k][0]) for k in alike) < (
-        _COUNTED_LINE_COPY_BYTES if gap == 1 else _COUNTED_SENTENCE_BYTES
-    ):
+    if not alike or max(len(places[k][0]) for k in alike) < _COUNTED_SENTENCE_BYTES:
         return False
     if 3 * kept < 2 * sum(len(column[0]) for column in places):
         return False
@@ -1292,8 +1290,40 @@ def _alike_but_a_counter(
         numbers = [_NUMBER.findall(line) for line in lines]
         if any(len(held) != len(numbers[0]) for held in numbers):
             return False
+        if gap == 1 and not _labels([prose[at[start + n]].lower() for n in range(copies)]):
+            return False
         changed += [slot for slot in zip(*numbers, strict=True) if slot.count(slot[0]) != copies]
     return _one_counter(changed)
+
+
+def _labels(lines: list[str]) -> bool:
+    """Whether the numbers that change from one of `lines` to the next each label its line, as a loop's counter.
+
+    A counter labels a copy at the head of its line (after list marks, maybe a word: `3.`, `Attempt 3:`, `- (3)`,
+    `Step #3`) or at its end in brackets (`(check 3)`, `[3 of 12]`). A case's value stands in a formula or a
+    sentence (`- If x ≡ 3 (mod 13), then ...`, `For n = 3, ...`, `... ending the day at 3 meters.`): twelve cases may
+    share a long verdict. The lines are read with their spaces (`log_2 80` holds two numbers).
+    """
+    found = [list(_NUMBER.finditer(line)) for line in lines]
+    if any(len(numbers) != len(found[0]) for numbers in found):
+        return False
+    line = lines[0]
+    for n, first in enumerate(found[0]):
+        if all(numbers[n].group() == first.group() for numbers in found):
+            continue
+        a, b = first.span()
+        if _HEAD_LABEL.fullmatch(line, 0, a) is None and (
+            _TAIL_OPEN.search(line, 0, a) is None or _TAIL_CLOSE.fullmatch(line, b) is None
+        ):
+            return False
+    return True
+
+
+# Where `_labels` takes a number for a label: all that comes before it on its line, or (at its end) what opens its
+# bracket and all that comes after it. A word is two letters or more and a space (`h3` is a hypothesis).
+_HEAD_LABEL = re.compile(r"[-*+>#\s]*(?:[a-z]{2,}\s+)?[(\[#]?\s*")
+_TAIL_OPEN = re.compile(r"[(\[#]\s*(?:[a-z]{2,}\s+)?\Z")
+_TAIL_CLOSE = re.compile(r"(?:\s*(?:of|/)\s*[0-9]+)?\s*[)\]]?[.!?:;]*\s*")
 
 
 def _one_counter(changed: list[tuple[str, ...]]) -> bool:
@@ -1320,10 +1350,6 @@ def _one_counter(changed: list[tuple[str, ...]]) -> bool:
 # sentence: five words or so (`So the bound holds.` is 16; an outline's heading, `- Step 3: bound the term`, 18).
 _COUNTED_LINE_BYTES = 16
 _COUNTED_SENTENCE_BYTES = 24
-# A copy of one line: a long sentence, twice the longest line that real cases sharing a verdict write in a row (`- $x
-# \equiv 0 \pmod{11}$: $x^5 \equiv 0$` eleven times is 35 key bytes; `- $x = 3$: not a solution, since the left side
-# is odd.`, 41).
-_COUNTED_LINE_COPY_BYTES = 80
 
 
 def _medium_repeats(

@@ -749,7 +749,7 @@ def code_padding(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[
             Violation(
                 Code.CODE_PADDING,
                 f"{m.filler_tactics} tactics that do nothing (`skip`, `trace_state`, a `have` of `True`, a `<;>` step"
-                f" a third time) in the final code and the tactic blocks (limit {most})",
+                f" a fifth time) in the final code and the tactic blocks (limit {most})",
             )
         )
     most = config.max_try_tactics
