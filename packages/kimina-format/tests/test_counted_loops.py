@@ -40,6 +40,10 @@ def _looped(copy: Callable[[int, list[str]], str], lines: int = 3, *, sep: str =
     return edit
 
 
+def _subscript(k: int) -> str:
+    return str(k).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
 def _cases(case: Callable[[int], str], sep: str = "\n", count: int = 12) -> Edit:
     """`count` cases `case(k)` of an enumeration after `<think>`."""
 
@@ -98,6 +102,16 @@ ATTACKS = {
     ),
     "a_shorter_line_with_a_counter_in_a_row": Case(
         "consecutive_repeats", _looped(lambda k, real: f"Attempt {k}: {min(real, key=len)}", 3)
+    ),
+    # Subscript digits are digits (the twenty-second red team: `Then x₃ is positive, ...` 199 times kept the full score
+    # on 183 of 188 rows, `Attempt ₃: ...` 100 times on 45 of 47): folded once a text holds more than 32 of them.
+    "a_subscript_index_on_199_lines": Case(
+        "repeated_lines",
+        _cases(lambda k: f"Then x{_subscript(k)} is positive, so the bound holds for it as well.", count=199),
+    ),
+    "a_line_with_its_counter_in_subscripts": Case(
+        "consecutive_repeats",
+        _cases(lambda k: f"Attempt {_subscript(k)}: we check the whole argument again.", count=40),
     ),
     "a_line_with_its_counter_of_twelve": Case(
         "consecutive_repeats", _looped(lambda k, real: f"- **Try {k} of 12.** {real[0]}", 1)

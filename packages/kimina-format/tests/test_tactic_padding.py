@@ -5,8 +5,8 @@ tactic block kept the full score on 44 of 47 real rows (every fourth), a dozen l
 written again and again on 26 of 47. A tactic-block line is bounded as a final-code line is (`max_code_line_chars`),
 and more than one of 256 characters or more that compresses below a tenth, the final code's lines aside, is padding
 (`max_padded_tactic_lines`). Lean accepts a proof that ends in `<;> norm_num` 300 times (run on no goal), which kept
-the full score on every row: a step written a fifth time in its chain (which goes on over a line break before or
-after a `<;>`), or past the 16th, is a filler tactic now. The twenty-first red team's false rejects of the first
+the full score on every row: a step written a seventh time in its chain (which goes on over a line break before or
+after a `<;>`; a bracket holds chains of its own), or past the 16th, is a filler tactic now. The twenty-first red team's false rejects of the first
 bounds (a step a third time, any padded line) are look-alikes here. Each attack edits real completions; each
 look-alike, a healthy edit, must leave every row its score.
 """
@@ -112,6 +112,12 @@ LOOK_ALIKES = {
     "a_chain_that_takes_two_steps_twice": Case("code_padding", _own_chain),
     # The twenty-first red team's false rejects of the first bounds (47 of 47 rows each).
     "a_rewrite_list_unfolding_a_sum_drafted_then_used": Case("tactic_block_too_long", _drafted(_REWRITES)),
+    # Two drafts that unfold a sum in a way the final code does not (the twenty-second red team: 94 of 94 rows lost
+    # the score, a list of names twenty times compresses below a tenth).
+    "two_drafts_of_a_rewrite_list": Case(
+        "tactic_block_too_long",
+        _in_first_block([_REWRITES + " at h", "  rw [" + ", ".join(["Finset.sum_range_succ"] * 25) + "] at h ⊢"]),
+    ),
     # One row loses the score to alignment, as with the hint list above.
     "one_draft_line_of_a_long_simp_list": Case("tactic_block_too_long", _in_first_block([_SIMP_ONLY]), most_lost=1),
     # Chains drafted in a block, then used (their tactics new to the final code would tip its alignment).
@@ -157,14 +163,18 @@ def test_a_tactic_block_line_is_measured() -> None:
 
 
 def test_chain_fillers_are_counted_per_chain() -> None:
-    # A step four times in each of two chains is no filler; a fifth time in one chain is, its parentheses aside and
+    def fillers(proof: str) -> int:
+        return check_format(_completion("nlinarith [sq_nonneg x]", _PROOF + proof)).metrics.filler_tactics
+
+    # A step six times in each of two chains is no filler; a seventh time in one chain is, its parentheses aside and
     # over line breaks before and after a `<;>`.
-    four = _PROOF + " <;> norm_num <;> norm_num" * 2 + "\n  all_goals norm_num" + " <;> norm_num" * 4
-    assert check_format(_completion("nlinarith [sq_nonneg x]", four)).metrics.filler_tactics == 0
-    five = _PROOF + " <;> norm_num <;> (norm_num)\n  <;> norm_num <;>\n  norm_num <;> norm_num"
-    assert check_format(_completion("nlinarith [sq_nonneg x]", five)).metrics.filler_tactics == 1
-    many = _PROOF + "".join(f" <;> simp [h{k}]" for k in range(20))
-    assert check_format(_completion("nlinarith [sq_nonneg x]", many)).metrics.filler_tactics == 4
-    # Sixteen steps, none five times: the bound.
-    sixteen = _PROOF + "".join(f" <;> {step} at *" for step in _STEPS * 2)
-    assert check_format(_completion("nlinarith [sq_nonneg x]", sixteen)).metrics.filler_tactics == 0
+    assert fillers(" <;> norm_num" * 6 + "\n  all_goals norm_num" + " <;> norm_num" * 6) == 0
+    assert fillers(" <;> norm_num <;> (norm_num)\n  <;> norm_num <;>\n  norm_num" + " <;> norm_num" * 3) == 1
+    assert fillers("".join(f" <;> simp [h{k}]" for k in range(20))) == 4
+    # Sixteen steps, none seven times: the bound.
+    assert fillers("".join(f" <;> {step} at *" for step in _STEPS * 2)) == 0
+    # Each bracket holds chains of its own, and a comma or a semicolon ends one.
+    assert fillers("\n  exact ⟨" + ", ".join(["by norm_num <;> linarith"] * 8) + "⟩") == 0
+    assert fillers("\n  exact ⟨by norm_num" + " <;> norm_num" * 9 + "⟩") == 3
+    assert fillers("\n  " + "; ".join(["constructor <;> norm_num"] * 8)) == 0
+    assert fillers("".join(f" <;> nlinarith [sq_nonneg (x - {k}), h] <;> linarith" for k in range(5))) == 0

@@ -230,9 +230,10 @@ class FormatConfig:
             thing (names aside): the theorem pasted again as ten `example`s is padding Lean accepts.
         max_filler_tactics: Most tactics that do nothing (`skip`, `trace_state`, `trace "..."`, `show _`,
             `rotate_left 0`, `iterate 0 ...`, a `have` of `True`) in the final code and the tactic blocks together:
-            Lean accepts `skip` after every line. A step of a `<;>` chain written a fifth time in it (spaces and
-            parentheses aside; a chain goes on over a line break before or after a `<;>`), or past its 16th step, is
-            one too: `<;> norm_num` 300 times after a proof runs on no goal.
+            Lean accepts `skip` after every line. A step of a `<;>` chain written a seventh time in it (spaces and
+            parentheses aside; a chain goes on over a line break before or after a `<;>`, each bracket holds chains of
+            its own, and a comma or a semicolon ends one), or past its 16th step, is one too: `<;> norm_num` 300 times
+            after a proof runs on no goal.
         max_try_tactics: Most tactics of the final code that may do nothing without failing (`try`, `repeat`,
             `iterate`, `first`): `try norm_num` after every line is padding Lean accepts.
         max_header_lines: Most non-blank lines of the final code outside its declarations (imports, options, `open`).

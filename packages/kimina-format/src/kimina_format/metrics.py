@@ -99,14 +99,17 @@ _FILLER = re.compile(
     r"|(?<![\w.'])trace\s+\"|\bhave\b[^:\n]*:\s*True\s*:="
 )
 _FILLER_WORDS = ("skip", "True", "trace", "rotate_")
-# A `<;>` chain, its steps going on over a line break before or after a `<;>`, and what makes two of its steps the
-# same (spaces and parentheses aside: `(norm_num)` is `norm_num`); see `_chain_fillers`. Tried at the start of each
-# line only: from every character, a long line without `<;>` would cost its length squared.
+# The lines that hold a `<;>` chain, once the chains that go on over a line break before or after a `<;>` are joined
+# (tried at the start of each line only: from every character, a long line without `<;>` would cost its length
+# squared); the marks `_chain_fillers` reads them by; and what makes two steps the same (spaces and parentheses aside:
+# `(norm_num)` is `norm_num`).
 _CHAIN = re.compile(r"^[^\n]*<;>[^\n]*", re.MULTILINE)
 _CHAIN_BREAK = re.compile(r"<;>[^\S\n]*\n|\n[^\S\n]*<;>")
+_CHAIN_MARK = re.compile(r"<;>|[,;]|[(\[{⟨]|[)\]}⟩]")
+_OPENING = frozenset("([{⟨")
 _STEP_DELETE = str.maketrans("", "", " \t()")
 _CHAIN_STEPS = 16
-_STEP_COPIES = 4
+_STEP_COPIES = 6
 _SHOW_HOLE = re.compile(r"show\s+_")
 _ITERATE_NONE = re.compile(r"iterate\s+0")
 _TRY = re.compile(r"(?<![\w.'])(?:try|repeat|iterate|first)(?![\w'])")
@@ -1038,13 +1041,14 @@ def _long_tactic_lines(text: str, code: str) -> tuple[int, int]:
 
     Nothing checks a tactic block's Lean, so one line of 20,000 `~` or a dozen lines of `&nbsp;` written 100 times pad
     a thinking without a word the English-line rules would see. Real tactic-block lines have 482 characters at most.
-    A line of the final `code` (spaces aside) is a draft of it, padded or not: `rw [Finset.sum_range_succ, ...]`
-    twenty times is Lean's way to unfold a sum.
+    A tactic with one list of names (`rw [Finset.sum_range_succ, ...]` twenty times, Lean's way to unfold a sum) of
+    `_LIST_ITEMS` items at most is none, nor is a line of the final `code` (spaces aside), which a draft wrote first.
     """
     lines = _LONG_TACTIC_LINE.findall(text)
     if not lines:
         return 0, 0
     drafts = [line for line in lines if padded(line)]
+    drafts = [line for line in drafts if line.count(",") >= _LIST_ITEMS or _NAME_LIST.fullmatch(line) is None]
     if drafts:
         final = {"".join(line.split()) for line in code.split("\n") if len(line) >= _PADDED_LINE}
         drafts = [line for line in drafts if "".join(line.split()) not in final]
@@ -1054,23 +1058,58 @@ def _long_tactic_lines(text: str, code: str) -> tuple[int, int]:
 # The tactic-block lines `_long_tactic_lines` reads: shorter ones cannot pad a block much (their number is bounded).
 # Tried at the start of each line only (a short line would cost its length from each of its characters).
 _PADDED_LINE = 256
+# A tactic and one list of names, rewrites or short proofs (`rw [Finset.sum_range_succ, ...] at h`, `simp only
+# [...]`, `refine ⟨by decide, ...⟩`), of up to `_LIST_ITEMS` items (`max_hint_items` in the final proof) of 64
+# characters at most each.
+_LIST_ITEM = r"[^\S\n]*(?:←[^\S\n]*)?(?:by[^\S\n]+)?[\w.'⁻¹]{1,64}[^\S\n]*"
+_NAME_LIST = re.compile(
+    rf"[^\S\n]*[\w.']+(?:[^\S\n]+[\w.']+)*[^\S\n]*[\[⟨](?:{_LIST_ITEM},)*{_LIST_ITEM}[\]⟩](?:[^\S\n]+at[^\S\n][^\n]*)?"
+)
+_LIST_ITEMS = 40
 _LONG_TACTIC_LINE = re.compile(rf"^[^\n]{{{_PADDED_LINE},}}", re.MULTILINE)
 
 
 def _chain_fillers(text: str) -> int:
-    """Steps of the `<;>` chains of `text` that pad them: a step written a fifth time in its chain, or past its 16th.
+    """Steps of the `<;>` chains of `text` that pad them: a step written a seventh time in its chain, or past its 16th.
 
     Once the goals are closed, `<;> norm_num` runs on none and fails nothing: Lean accepts a proof that ends in it
     300 times, or in `<;> norm_num <;> simp` 150 times, on one line or a step a line. Real chains here take four
     steps at most and a step twice at most (`ring_nf <;> norm_num <;> ring_nf <;> norm_num`); other provers write
-    longer ones (`<;> norm_num <;> (try ring_nf) <;> norm_num <;> (try linarith) <;> norm_num`).
+    longer ones (`<;> norm_num <;> (try ring_nf) <;> norm_num <;> (try linarith) <;> norm_num`, `<;> linarith` five
+    times between hint lists). Each bracket holds
+    chains of its own, and a comma or a semicolon ends one: `⟨by norm_num <;> linarith, by norm_num <;> linarith, ...⟩`
+    is a chain per component.
     """
     found = 0
-    for chain in _CHAIN.findall(_CHAIN_BREAK.sub(" <;> ", text)):
-        seen: Counter[str] = Counter()
-        for i, step in enumerate(chain.translate(_STEP_DELETE).split("<;>")[1:]):
-            seen[step] += 1
-            found += i >= _CHAIN_STEPS or seen[step] > _STEP_COPIES
+    for line in _CHAIN.findall(_CHAIN_BREAK.sub(" <;> ", text)):
+        # One chain per open bracket: its steps seen, how many, whether a `<;>` came, where the step started.
+        chains: list[tuple[Counter[str], list[int]]] = [(Counter(), [0, 0, 0])]
+        for mark in _CHAIN_MARK.finditer(line):
+            seen, state = chains[-1]
+            token, at = mark.group(), mark.start()
+            if token == "<;>" or token in ",;" or token not in _OPENING:
+                if state[1]:  # a step after a `<;>` ends here
+                    step = line[state[2] : at].translate(_STEP_DELETE)
+                    seen[step] += 1
+                    state[0] += 1
+                    found += state[0] > _CHAIN_STEPS or seen[step] > _STEP_COPIES
+            if token == "<;>":
+                state[1], state[2] = 1, mark.end()
+            elif token in ",;":
+                seen.clear()
+                state[:] = [0, 0, mark.end()]
+            elif token in _OPENING:
+                chains.append((Counter(), [0, 0, mark.end()]))
+            elif len(chains) > 1:
+                chains.pop()
+            else:  # a bracket closed that the line did not open: what came before is another chain's
+                seen.clear()
+                state[:] = [0, 0, mark.end()]
+        for seen, state in chains:
+            if state[1]:
+                step = line[state[2] :].translate(_STEP_DELETE)
+                seen[step] += 1
+                found += state[0] + 1 > _CHAIN_STEPS or seen[step] > _STEP_COPIES
     return found
 
 

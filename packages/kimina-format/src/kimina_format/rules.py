@@ -208,7 +208,8 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
         violations.append(
             Violation(
                 Code.CONSECUTIVE_REPEATS,
-                f"a passage of short lines is written {m.short_consecutive_repeats} times in a row (limit {limit})",
+                f"a passage is written {m.short_consecutive_repeats} times in a row (limit {limit}; copies told apart"
+                f" by a counter, and bare lines, {config.max_template_repeats})",
             )
         )
     limit = config.max_alike_lines
@@ -749,7 +750,7 @@ def code_padding(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[
             Violation(
                 Code.CODE_PADDING,
                 f"{m.filler_tactics} tactics that do nothing (`skip`, `trace_state`, a `have` of `True`, a `<;>` step"
-                f" a fifth time) in the final code and the tactic blocks (limit {most})",
+                f" a seventh time) in the final code and the tactic blocks (limit {most})",
             )
         )
     most = config.max_try_tactics
