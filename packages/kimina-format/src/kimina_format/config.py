@@ -121,9 +121,10 @@ class FormatConfig:
         max_tactic_block_lines_ratio: Beyond the floor, a tactic block may have at most this multiple of the final
             proof body's line count.
         max_padded_tactic_lines: Most tactic-block lines of 256 characters or more that are one short unit written
-            again and again (they compress below a tenth of their bytes), lines of the final code aside: `&nbsp;` a
-            hundred times on each of a dozen lines is no tactic; a draft's `rw [Finset.sum_range_succ, ...]` twenty
-            times may be. (`max_code_line_chars` bounds a tactic-block line too: `~` 20,000 times.)
+            again and again (they compress below a tenth of their bytes): `&nbsp;` a hundred times on each of a dozen
+            lines is no tactic. A tactic with one list of up to 40 names (a draft's `rw [Finset.sum_range_succ, ...]`
+            twenty times) and a line of the final code are none. (`max_code_line_chars` bounds a tactic-block line
+            too: `~` 20,000 times.)
         max_tactic_prose_lines: Most tactic-block lines that read as English (outside comments; a line written in
             every block counts every time): two or more English function words that Lean never uses, a sentence (a
             capitalised word and three more, maybe after a Markdown heading, bullet or number), LaTeX (`$` or

@@ -1058,6 +1058,7 @@ def _long_tactic_lines(text: str, code: str) -> tuple[int, int]:
 # The tactic-block lines `_long_tactic_lines` reads: shorter ones cannot pad a block much (their number is bounded).
 # Tried at the start of each line only (a short line would cost its length from each of its characters).
 _PADDED_LINE = 256
+_LONG_TACTIC_LINE = re.compile(rf"^[^\n]{{{_PADDED_LINE},}}", re.MULTILINE)
 # A tactic and one list of names, rewrites or short proofs (`rw [Finset.sum_range_succ, ...] at h`, `simp only
 # [...]`, `refine ⟨by decide, ...⟩`), of up to `_LIST_ITEMS` items (`max_hint_items` in the final proof) of 64
 # characters at most each.
@@ -1066,7 +1067,6 @@ _NAME_LIST = re.compile(
     rf"[^\S\n]*[\w.']+(?:[^\S\n]+[\w.']+)*[^\S\n]*[\[⟨](?:{_LIST_ITEM},)*{_LIST_ITEM}[\]⟩](?:[^\S\n]+at[^\S\n][^\n]*)?"
 )
 _LIST_ITEMS = 40
-_LONG_TACTIC_LINE = re.compile(rf"^[^\n]{{{_PADDED_LINE},}}", re.MULTILINE)
 
 
 def _chain_fillers(text: str) -> int:
@@ -1076,41 +1076,51 @@ def _chain_fillers(text: str) -> int:
     300 times, or in `<;> norm_num <;> simp` 150 times, on one line or a step a line. Real chains here take four
     steps at most and a step twice at most (`ring_nf <;> norm_num <;> ring_nf <;> norm_num`); other provers write
     longer ones (`<;> norm_num <;> (try ring_nf) <;> norm_num <;> (try linarith) <;> norm_num`, `<;> linarith` five
-    times between hint lists). Each bracket holds
-    chains of its own, and a comma or a semicolon ends one: `⟨by norm_num <;> linarith, by norm_num <;> linarith, ...⟩`
-    is a chain per component.
+    times between hint lists). Each bracket holds chains of its own, and a comma or a semicolon ends one: `⟨by
+    norm_num <;> linarith, by norm_num <;> linarith, ...⟩` is a chain per component.
     """
     found = 0
     for line in _CHAIN.findall(_CHAIN_BREAK.sub(" <;> ", text)):
-        # One chain per open bracket: its steps seen, how many, whether a `<;>` came, where the step started.
-        chains: list[tuple[Counter[str], list[int]]] = [(Counter(), [0, 0, 0])]
+        chains = [_Chain(0)]  # the chain of each bracket open at this point of the line, innermost last
         for mark in _CHAIN_MARK.finditer(line):
-            seen, state = chains[-1]
-            token, at = mark.group(), mark.start()
-            if token == "<;>" or token in ",;" or token not in _OPENING:
-                if state[1]:  # a step after a `<;>` ends here
-                    step = line[state[2] : at].translate(_STEP_DELETE)
-                    seen[step] += 1
-                    state[0] += 1
-                    found += state[0] > _CHAIN_STEPS or seen[step] > _STEP_COPIES
+            token = mark.group()
+            if token in _OPENING:
+                chains.append(_Chain(mark.end()))
+                continue
+            found += chains[-1].end_step(line, mark.start())
             if token == "<;>":
-                state[1], state[2] = 1, mark.end()
-            elif token in ",;":
-                seen.clear()
-                state[:] = [0, 0, mark.end()]
-            elif token in _OPENING:
-                chains.append((Counter(), [0, 0, mark.end()]))
-            elif len(chains) > 1:
+                chains[-1].after_combinator(mark.end())
+            elif token in ",;" or len(chains) == 1:
+                chains[-1] = _Chain(mark.end())  # a new chain (after a bracket the line did not open, too)
+            else:
                 chains.pop()
-            else:  # a bracket closed that the line did not open: what came before is another chain's
-                seen.clear()
-                state[:] = [0, 0, mark.end()]
-        for seen, state in chains:
-            if state[1]:
-                step = line[state[2] :].translate(_STEP_DELETE)
-                seen[step] += 1
-                found += state[0] + 1 > _CHAIN_STEPS or seen[step] > _STEP_COPIES
+        found += sum(chain.end_step(line, len(line)) for chain in chains)
     return found
+
+
+class _Chain:
+    """A `<;>` chain being read by `_chain_fillers`: its steps so far, and where the step being read starts."""
+
+    __slots__ = ("seen", "start", "steps", "stepping")
+
+    def __init__(self, start: int) -> None:
+        self.seen: Counter[str] = Counter()
+        self.steps = 0
+        self.start = start
+        self.stepping = False  # whether a `<;>` came: what follows one is a step
+
+    def after_combinator(self, at: int) -> None:
+        self.stepping, self.start = True, at
+
+    def end_step(self, line: str, at: int) -> int:
+        """End the step read up to `at` (if a `<;>` came before it): 1 when it pads the chain, else 0."""
+        if not self.stepping:
+            return 0
+        step = line[self.start : at].translate(_STEP_DELETE)
+        self.seen[step] += 1
+        self.steps += 1
+        self.stepping = False
+        return int(self.steps > _CHAIN_STEPS or self.seen[step] > _STEP_COPIES)
 
 
 def _summary_copies(summary: str, repetition: Repetition, code: str | None) -> dict[str, int]:
