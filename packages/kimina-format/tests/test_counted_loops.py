@@ -40,6 +40,20 @@ def _looped(copy: Callable[[int, list[str]], str], lines: int = 3, *, sep: str =
     return edit
 
 
+_FILLER = [
+    "The bound holds, so let me verify the inequality once more to be sure",
+    "The substitution is consistent with the hypothesis, so the step goes through",
+    "This confirms the estimate for the remaining terms of the sum as well",
+    "The final expression simplifies to the same value as computed before",
+    "Nothing changes in the argument, so the conclusion remains the same",
+    "So the inequality is preserved when we pass to the next index",
+    "The remainder is still nonnegative, which is what we needed here",
+    "Checking the sign of each factor again gives the same answer",
+    "The case analysis above covers this situation completely",
+    "We can therefore continue with the same reasoning as before",
+]
+
+
 def _subscript(k: int) -> str:
     return str(k).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
@@ -112,6 +126,14 @@ ATTACKS = {
     "a_line_with_its_counter_in_subscripts": Case(
         "consecutive_repeats",
         _cases(lambda k: f"Attempt {_subscript(k)}: we check the whole argument again.", count=40),
+    ),
+    # Ten sentences, each written 19 times in a row with a counter that labels no line (the twenty-second red team:
+    # 179 of 188 rows kept the full score); `max_counted_lines` bounds such runs all together.
+    "ten_sentences_each_19_times_with_a_counter_inside": Case(
+        "consecutive_repeats", _cases(lambda k: f"{_FILLER[k // 19 % 10]} (i={k % 19 + 1}).", count=190)
+    ),
+    "five_sentences_each_10_times_with_a_counter_at_the_end": Case(
+        "consecutive_repeats", _cases(lambda k: f"{_FILLER[k // 10 % 10]}, pass {k % 10 + 1}.", count=50)
     ),
     "a_line_with_its_counter_of_twelve": Case(
         "consecutive_repeats", _looped(lambda k, real: f"- **Try {k} of 12.** {real[0]}", 1)
@@ -228,6 +250,18 @@ LOOK_ALIKES = {
         "consecutive_repeats",
         _cases(lambda k: f"- $k = {k}$: the term $a_{k}$ is positive because every factor in its product is positive."),
     ),
+    # Three enumerations of a dozen or so cases, each sharing its verdict: 37 lines in runs (`max_counted_lines` 40).
+    "three_enumerations_sharing_their_verdicts": Case(
+        "consecutive_repeats",
+        _cases(
+            lambda k: [
+                f"- If x ≡ {k} (mod 13), then x^4 + 1 is not congruent to 0 modulo 13, so it gives no solution.",
+                f"- Case y = {k - 13}: substituting gives a numerical statement, which norm_num decides, and it is false.",
+                f"- For n = {k - 25}, the left side is odd while the right side is even, so n is excluded.",
+            ][(k > 12) + (k > 25)],
+            count=37,
+        ),
+    ),
     "one_line_per_term_x_k": Case(
         "consecutive_repeats", _cases(lambda k: f"- x_{k} is positive because it is a sum of positive terms.", count=13)
     ),
@@ -296,3 +330,13 @@ def test_what_is_no_counted_loop() -> None:
     # Alike lines too short to be a loop's body: a verdict after each case.
     short = "\n".join(f"Case {_SPELLED[k]} is done.\nThis is not a square." for k in range(12))
     assert check_format(prose_completion(short)).metrics.short_consecutive_repeats == 0
+
+
+def test_counted_lines_are_summed_over_runs() -> None:
+    def counted(runs: int, copies: int) -> int:
+        lines = [f"{_FILLER[r]} (i={k})." for r in range(runs) for k in range(1, copies + 1)]
+        return check_format(prose_completion("\n".join(lines))).metrics.counted_lines
+
+    assert counted(5, 9) == 45  # over `max_counted_lines` (40): every run's lines
+    assert counted(4, 10) == 0  # at the bound
+    assert counted(8, 6) == 0  # runs of 6 lines are no runs (`max_short_consecutive_repeats`)

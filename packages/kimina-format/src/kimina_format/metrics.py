@@ -238,6 +238,8 @@ class FormatMetrics:
             word or changed at one place, when over `max_reworded_line_share` (0 otherwise).
         short_consecutive_repeats: Copies in a row of the most looped passage of prose lines of any length (blank
             lines aside, digits kept), when more than `max_short_consecutive_repeats` (0 otherwise).
+        counted_lines: Prose lines in runs of one sentence written again and again in a row with a counter, all
+            together, when more than `max_counted_lines` (0 otherwise).
         medium_line_repeats: Occurrences of the most repeated prose line of `template_min_chars` to
             `repetition_min_chars` key bytes, when there are more such lines than `max_medium_line_repeats` (0
             otherwise).
@@ -395,6 +397,7 @@ class FormatMetrics:
     reworded_line_share: float = 0.0
     medium_line_repeats: int = 0
     short_consecutive_repeats: int = 0
+    counted_lines: int = 0
     loop_lines: int = 0
     near_duplicates: int = 0
     paraphrased_copies: int = 0
@@ -509,6 +512,7 @@ _REPETITION_METRICS = {
     "opener_share": "opener_share",
     "sentence_opener_share": "sentence_openers",
     "sentence_closer_share": "sentence_closers",
+    "counted_lines": "counted_lines",
 }
 _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 

@@ -164,6 +164,30 @@ def _remarks(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
     return violations
 
 
+def _short_loops(m: FormatMetrics, config: FormatConfig) -> list[Violation]:
+    """Part of rule 3: loops of short lines, or of copies told apart by a counter or made of bare lines."""
+    violations = []
+    limit = config.max_short_consecutive_repeats
+    if limit is not None and m.short_consecutive_repeats > limit:
+        violations.append(
+            Violation(
+                Code.CONSECUTIVE_REPEATS,
+                f"a passage is written {m.short_consecutive_repeats} times in a row (limit {limit}; copies told apart"
+                f" by a counter, and bare lines, {config.max_template_repeats})",
+            )
+        )
+    limit = config.max_counted_lines
+    if limit is not None and m.counted_lines > limit:
+        violations.append(
+            Violation(
+                Code.CONSECUTIVE_REPEATS,
+                f"{m.counted_lines} prose lines are sentences written again and again in a row with a counter"
+                f" (limit {limit})",
+            )
+        )
+    return violations
+
+
 def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violation]:
     """Rule 3: no long prose line repeated too often, no passage looping, no line with too many near-duplicates."""
     violations = []
@@ -203,15 +227,7 @@ def repetition(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Vi
                 f"{m.template_repeats} copies in a row of a passage that differ only in a word or two (limit {limit})",
             )
         )
-    limit = config.max_short_consecutive_repeats
-    if limit is not None and m.short_consecutive_repeats > limit:
-        violations.append(
-            Violation(
-                Code.CONSECUTIVE_REPEATS,
-                f"a passage is written {m.short_consecutive_repeats} times in a row (limit {limit}; copies told apart"
-                f" by a counter, and bare lines, {config.max_template_repeats})",
-            )
-        )
+    violations += _short_loops(m, config)
     limit = config.max_alike_lines
     if limit is not None and m.alike_lines > limit:
         violations.append(
