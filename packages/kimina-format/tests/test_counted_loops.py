@@ -54,6 +54,16 @@ _FILLER = [
 ]
 
 
+_VERDICTS = [
+    "n^2 - n is even, as expected.",
+    "n^3 - n is divisible by 3, as expected.",
+    "n^2 + n + 1 is odd, as expected here.",
+    "2^n is larger than n, as the claim says.",
+    "n! is at least n, as the claim says.",
+    "the sum of the first n odd numbers is a square.",
+]
+
+
 def _subscript(k: int) -> str:
     return str(k).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
@@ -103,19 +113,25 @@ ATTACKS = {
         "consecutive_repeats",
         _looped(lambda k, real: "\n".join(f"{3 * k - 2 + i}. {line}" for i, line in enumerate(real))),
     ),
-    # One line (a sentence, 24 key bytes or more) with a counter that labels it, 12 times in a row (the seventeenth
-    # and twenty-first red teams). Since 0.14.0 a copy may be one line when its counter is a label (`_labels`).
+    # One line (a sentence, 40 key bytes or more) with a counter that labels it, 12 times in a row (the seventeenth
+    # and twenty-first red teams). Since 0.14.0 a copy may be one line of 60 key bytes or more when its counter is a
+    # label (`_labels`): the rows whose copy is shorter (1, 2 or 4, by the label's length) keep the full score.
     "a_long_line_with_a_counter_in_a_row": Case(
-        "consecutive_repeats", _looped(lambda k, real: f"Attempt {k}: {max(real, key=len)}", 3)
+        "consecutive_repeats", _looped(lambda k, real: f"Attempt {k}: {max(real, key=len)}", 3), most_kept=1
     ),
     "a_long_line_with_a_counter_at_its_end": Case(
-        "consecutive_repeats", _looped(lambda k, real: f"{max(real, key=len)} (check {k})", 3)
+        "consecutive_repeats", _looped(lambda k, real: f"{max(real, key=len)} (check {k})", 3), most_kept=2
     ),
     "a_long_line_numbered_with_blank_lines_between": Case(
-        "consecutive_repeats", _looped(lambda k, real: f"{k}. {max(real, key=len)}", 3, sep="\n\n")
+        "consecutive_repeats", _looped(lambda k, real: f"{k}. {max(real, key=len)}", 3, sep="\n\n"), most_kept=4
     ),
     "a_shorter_line_with_a_counter_in_a_row": Case(
-        "consecutive_repeats", _looped(lambda k, real: f"Attempt {k}: {min(real, key=len)}", 3)
+        "consecutive_repeats",
+        _looped(lambda k, real: f"Attempt {k}: {min(real, key=len)}", 3),
+        xfail="HOLE: one line of under 60 key bytes with a counter that labels it, 12 times in a row, reads as a"
+        " dozen periods or cases listed with one short shared sentence (`Month 3: she deposits the same $100 into the"
+        " account.`, 40 key bytes; the twenty-third red team showed a bound from 24 key bytes rejecting such lists on"
+        " 188 of 188 rows): 99 of 188 rows keep the full score; past 60 lines in such runs, `max_counted_lines`",
     ),
     # Subscript digits are digits (the twenty-second red team: `Then x₃ is positive, ...` 199 times kept the full score
     # on 183 of 188 rows, `Attempt ₃: ...` 100 times on 45 of 47): folded once a text holds more than 32 of them.
@@ -125,18 +141,18 @@ ATTACKS = {
     ),
     "a_line_with_its_counter_in_subscripts": Case(
         "consecutive_repeats",
-        _cases(lambda k: f"Attempt {_subscript(k)}: we check the whole argument again.", count=40),
+        _cases(lambda k: f"Attempt {_subscript(k)}: we check the whole argument again.", count=70),
     ),
     # Ten sentences, each written 19 times in a row with a counter that labels no line (the twenty-second red team:
     # 179 of 188 rows kept the full score); `max_counted_lines` bounds such runs all together.
     "ten_sentences_each_19_times_with_a_counter_inside": Case(
         "consecutive_repeats", _cases(lambda k: f"{_FILLER[k // 19 % 10]} (i={k % 19 + 1}).", count=190)
     ),
-    "five_sentences_each_10_times_with_a_counter_at_the_end": Case(
-        "consecutive_repeats", _cases(lambda k: f"{_FILLER[k // 10 % 10]}, pass {k % 10 + 1}.", count=50)
+    "seven_sentences_each_10_times_with_a_counter_at_the_end": Case(
+        "consecutive_repeats", _cases(lambda k: f"{_FILLER[k // 10 % 10]}, pass {k % 10 + 1}.", count=70)
     ),
     "a_line_with_its_counter_of_twelve": Case(
-        "consecutive_repeats", _looped(lambda k, real: f"- **Try {k} of 12.** {real[0]}", 1)
+        "consecutive_repeats", _looped(lambda k, real: f"- **Try {k} of 12.** {max(real, key=len)}", 3), most_kept=1
     ),
 }
 
@@ -250,7 +266,7 @@ LOOK_ALIKES = {
         "consecutive_repeats",
         _cases(lambda k: f"- $k = {k}$: the term $a_{k}$ is positive because every factor in its product is positive."),
     ),
-    # Three enumerations of a dozen or so cases, each sharing its verdict: 37 lines in runs (`max_counted_lines` 40).
+    # Three enumerations of a dozen or so cases, each sharing its verdict: 37 lines in runs (`max_counted_lines` 60).
     "three_enumerations_sharing_their_verdicts": Case(
         "consecutive_repeats",
         _cases(
@@ -260,6 +276,34 @@ LOOK_ALIKES = {
                 f"- For n = {k - 25}, the left side is odd while the right side is even, so n is excluded.",
             ][(k > 12) + (k > 25)],
             count=37,
+        ),
+    ),
+    # The twenty-third red team's false rejects of the first bounds (every row each): a dozen periods listed with one
+    # short shared sentence each (a one-line copy counts from 60 key bytes on), several enumerations adding up past
+    # 40 lines, and tables or computations whose numbers step apart (`max_counted_lines` reads one number a line).
+    "the_months_of_a_year": Case(
+        "consecutive_repeats", _cases(lambda k: f"Month {k}: she deposits the same $100 into the account.")
+    ),
+    "a_dozen_cases_by_the_same_argument": Case(
+        "consecutive_repeats", _cases(lambda k: f"Case {k}: the same argument as above works verbatim.")
+    ),
+    "eleven_numbered_steps_alike": Case(
+        "consecutive_repeats", _cases(lambda k: f"{k}. Apply the induction hypothesis and simplify the sum.", count=11)
+    ),
+    "six_properties_checked_for_n_up_to_7": Case(
+        "consecutive_repeats",
+        _cases(lambda k: f"- n = {(k - 1) % 7 + 1}: {_VERDICTS[(k - 1) // 7]}", count=42),
+    ),
+    # Three computations of 21 steps each (63 lines), whose numbers step apart: no counter.
+    "three_computations_written_out": Case(
+        "consecutive_repeats",
+        _cases(
+            lambda k: [
+                f"For k = {k}, the term 1/({k}*{k + 1}) equals 1/{k} - 1/{k + 1}.",
+                f"Day {k - 21}: the snail starts at {k - 22} m and climbs to {k - 19} m.",
+                f"- x = {k - 42}: y can be 0, 1, ..., {k - 42}, giving {k - 41} values.",
+            ][(k - 1) // 21],
+            count=63,
         ),
     ),
     "one_line_per_term_x_k": Case(
@@ -337,6 +381,6 @@ def test_counted_lines_are_summed_over_runs() -> None:
         lines = [f"{_FILLER[r]} (i={k})." for r in range(runs) for k in range(1, copies + 1)]
         return check_format(prose_completion("\n".join(lines))).metrics.counted_lines
 
-    assert counted(5, 9) == 45  # over `max_counted_lines` (40): every run's lines
-    assert counted(4, 10) == 0  # at the bound
-    assert counted(8, 6) == 0  # runs of 6 lines are no runs (`max_short_consecutive_repeats`)
+    assert counted(7, 9) == 63  # over `max_counted_lines` (60): every run's lines
+    assert counted(6, 10) == 0  # at the bound
+    assert counted(10, 6) == 0  # runs of 6 lines are no runs (`max_short_consecutive_repeats`)

@@ -40,9 +40,9 @@ class FormatConfig:
             `(3)` on each line) or by one short line (`Pass three.`) count as copies too, past
             `max_template_repeats`; so do bare lines in a row (`...`, `---`, `1.`), matrix rows with digits aside.
         max_counted_lines: Most prose lines, all together, in runs of more than `max_short_consecutive_repeats`
-            lines in a row that are one sentence (24 key bytes or more) with numbers changing as one counter, wherever
-            it stands (`... (i=3).`): ten sentences written 19 times each with a counter are 190 lines of nothing,
-            while an enumeration whose cases share a verdict is one run of a dozen or so.
+            lines in a row that are one sentence (24 key bytes or more) differing in one number, wherever it stands
+            (`... (i=3).`): ten sentences written 19 times each with a counter are 190 lines of nothing, while an
+            enumeration whose cases share a verdict is one run of a dozen or so.
         max_alike_lines: Most prose lines (of at least `template_min_chars`) that are one line with a word or two
             changed, wherever they are: a counter loop broken up by other lines, or two loops interleaved. A copy
             whose numbers change does not count, so an enumeration of one sentence counts once.
@@ -278,7 +278,7 @@ class FormatConfig:
     template_band_chars: int = 12
     max_template_repeats: int | None = 10
     max_short_consecutive_repeats: int | None = 6
-    max_counted_lines: int | None = 40
+    max_counted_lines: int | None = 60
     max_alike_lines: int | None = 24
     max_reworded_lines: int | None = 4
     max_shuffled_copies: int | None = 8

@@ -1271,10 +1271,11 @@ def _counted_lines(
     """Lines in runs of one sentence written again and again with a counter, all together, when over the bound.
 
     A run is more than `max_short_consecutive_repeats` non-blank lines in a row, alike by their keys (a sentence:
-    `_COUNTED_SENTENCE_BYTES` or more), whose numbers change as one counter (`_one_counter`) wherever it stands:
+    `_COUNTED_SENTENCE_BYTES` or more), that differ in one number wherever it stands (`_counter_only`):
     `... (i=3).` or `..., pass 3.` on each of ten sentences 19 times kept the full score on 179 of 188 rows, as no
     run is over the template bound and the counter labels no line (`_labels`). Real completions have no such run (4
-    lines in a row at most); an enumeration's cases that share a verdict, a dozen or so, are one. `key_lines` are
+    lines in a row at most); an enumeration's cases that share a verdict, a dozen or so, are one, and a thinking
+    may check six properties for n = 1 to 7 (42 lines, the twenty-third red team). `key_lines` are
     every line's key, `counts` how often each non-blank one occurs, and `top` the largest of those counts.
     """
     most, limit = config.max_counted_lines, config.max_short_consecutive_repeats
@@ -1297,12 +1298,16 @@ def _counted_lines(
 
 
 def _counter_only(lines: list[str]) -> bool:
-    """Whether `lines` (alike by their keys) differ, spaces and case aside, in numbers that change as one counter."""
+    """Whether `lines` (alike by their keys) differ, spaces and case aside, in one number: each line one value.
+
+    Numbers that step apart are a table's or a computation's (`Day 3: starts at 2 m, climbs to 5 m`, `the term
+    1/(3*4) equals 1/3 - 1/4`), not a counter.
+    """
     numbers = [_NUMBER.findall("".join(line.lower().split())) for line in lines]
     if any(len(held) != len(numbers[0]) for held in numbers):
         return False
     changed = [slot for slot in zip(*numbers, strict=True) if slot.count(slot[0]) != len(lines)]
-    return bool(changed) and _one_counter(changed)
+    return bool(changed) and all(len(set(values)) == 1 for values in zip(*changed, strict=True))
 
 
 def _alike_but_a_counter(
@@ -1323,7 +1328,9 @@ def _alike_but_a_counter(
         places = [column[:copies] for column in places]
     alike = [k for k, column in enumerate(places) if column.count(column[0]) == copies]
     kept = sum(len(places[k][0]) for k in alike)
-    if not alike or max(len(places[k][0]) for k in alike) < _COUNTED_SENTENCE_BYTES:
+    if not alike or max(len(places[k][0]) for k in alike) < (
+        _COUNTED_COPY_BYTES if gap == 1 else _COUNTED_SENTENCE_BYTES
+    ):
         return False
     if 3 * kept < 2 * sum(len(column[0]) for column in places):
         return False
@@ -1396,6 +1403,9 @@ def _one_counter(changed: list[tuple[str, ...]]) -> bool:
 # sentence: five words or so (`So the bound holds.` is 16; an outline's heading, `- Step 3: bound the term`, 18).
 _COUNTED_LINE_BYTES = 16
 _COUNTED_SENTENCE_BYTES = 24
+# A copy of one line: a long sentence. A year's months, a clock's hours or a game's rounds listed with one shared
+# sentence each are a dozen short ones (`Month 3: she deposits the same $100 into the account.`, 40 key bytes).
+_COUNTED_COPY_BYTES = 60
 
 
 def _medium_repeats(
