@@ -134,7 +134,7 @@ ATTACKS = {
         " 188 of 188 rows): 99 of 188 rows keep the full score; past 60 lines in such runs, `max_counted_lines`",
     ),
     # Subscript digits are digits (the twenty-second red team: `Then x₃ is positive, ...` 199 times kept the full score
-    # on 183 of 188 rows, `Attempt ₃: ...` 100 times on 45 of 47): folded once a text holds more than 32 of them.
+    # on 183 of 188 rows, `Attempt ₃: ...` 100 times on 45 of 47): the keys drop them as they drop ASCII digits.
     "a_subscript_index_on_199_lines": Case(
         "repeated_lines",
         _cases(lambda k: f"Then x{_subscript(k)} is positive, so the bound holds for it as well.", count=199),

@@ -140,17 +140,11 @@ def marked_letters(text: str, marks: str) -> int:
 def _folded(char: str, category: str) -> str | None:
     """The plain form of `char`, or None when it has none that the repetition measures should compare.
 
-    An accented Latin letter's is its base (`é` is `e`), a full-width form's its ASCII (`，` is `,`), a digit's
-    (subscript, superscript or of another script: `₃`, `³`, `٣`) its ASCII digit, and a punctuation variant's (`。`,
-    `ʼ`) the ASCII mark it stands for.
+    An accented Latin letter's is its base (`é` is `e`), a full-width form's its ASCII (`，` is `,`), and a
+    punctuation variant's (`。`, `ʼ`) the ASCII mark it stands for.
     """
     if char in _VARIANTS:
         return _VARIANTS[char]
-    if category in _DIGITS:
-        # A subscript, superscript or other script's digit is a digit (`x₃`, `x³`): a counter written in them
-        # makes each copy of a loop its own key, where ASCII digits are deleted from the keys.
-        value = unicodedata.digit(char, None)
-        return None if value is None else str(value)
     if "\uff01" <= char <= "\uff5e":
         return chr(ord(char) - 0xFEE0)
     if category in ("Ll", "Lu") and not char.isascii():
@@ -164,7 +158,6 @@ def _folded(char: str, category: str) -> str | None:
     return None
 
 
-_DIGITS = frozenset({"Nd", "No"})
 _LATIN_WITH = re.compile(r"LATIN (SMALL|CAPITAL) LETTER ([A-Z]) WITH .*")
 
 

@@ -35,6 +35,9 @@ __all__ = [
 
 _KEY_TABLE = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
 _KEY_DELETE = b" \t0123456789"
+# Subscript and superscript digits in UTF-8 (`₃`, `³`, `¹`), deleted from the keys as ASCII digits are: a counter
+# written in them (`Attempt ₃:`, `Then x₃ is positive`) made each copy of a loop its own key.
+_SCRIPT_DIGIT = re.compile(rb"\xe2\x82[\x80-\x89]|\xe2\x81[\xb0\xb4-\xb9]|\xc2[\xb2\xb3\xb9]")
 # A loop's copy may span at most this many lines (the thinking's opening, written again from the top).
 _MAX_LOOP_LINES = 1024
 _REPEATED_STRETCH = re.compile(rb"\x01{2,}")
@@ -328,6 +331,8 @@ def measure_repetition(
     # The prose's lines, split once for all the rules that confirm on them, and only when one must.
     text_lines = lru_cache(maxsize=None)(lambda: text().split("\n"))
     keys = data.translate(_KEY_TABLE, _KEY_DELETE)
+    if _SCRIPT_DIGIT.search(keys) is not None:
+        keys = _SCRIPT_DIGIT.sub(b"", keys)
     # One regex pass finds the lines of both sizes that are measured: long lines, and the template loop's units.
     least = min(config.repetition_min_chars, config.template_min_chars)
     found = long_keys(keys, least)
@@ -1275,8 +1280,8 @@ def _counted_lines(
     `... (i=3).` or `..., pass 3.` on each of ten sentences 19 times kept the full score on 179 of 188 rows, as no
     run is over the template bound and the counter labels no line (`_labels`). Real completions have no such run (4
     lines in a row at most); an enumeration's cases that share a verdict, a dozen or so, are one, and a thinking
-    may check six properties for n = 1 to 7 (42 lines, the twenty-third red team). `key_lines` are
-    every line's key, `counts` how often each non-blank one occurs, and `top` the largest of those counts.
+    may check six properties for n = 1 to 7 (42 lines, the twenty-third red team). `key_lines` are every line's
+    key, `counts` how often each non-blank one occurs, and `top` the largest of those counts.
     """
     most, limit = config.max_counted_lines, config.max_short_consecutive_repeats
     if most is None or limit is None or top <= limit:
