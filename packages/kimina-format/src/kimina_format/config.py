@@ -260,8 +260,8 @@ class FormatConfig:
         max_trailing_declarations: Most declarations in the final code after the proof of its theorem, notations and
             macros included: they cannot serve it, and ten trivial `example`s or `notation`s there pad the code.
         max_code_line_chars: Most non-whitespace characters in one line of the final code, comments aside: one
-            `have` of a 9,000-character sum is padding Lean accepts. A tactic block's line is bounded alike
-            (comments included), as Lean never reads it.
+            `have` of a 9,000-character sum is padding Lean accepts. A tactic block's line is bounded alike,
+            as Lean never reads it.
         soft_max_tokens: Length penalty is zero up to this many tokens, then grows linearly.
         max_tokens: Length penalty reaches 1 here; a longer response is a `too_long` violation.
         chars_per_token: Token estimate used when no tokenizer callback is given.

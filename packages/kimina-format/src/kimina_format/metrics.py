@@ -318,7 +318,7 @@ class FormatMetrics:
         tactic_block_lines: Non-comment, non-blank lines of each tactic block.
         tactic_block_proof_lines: Proof lines (header and statement lines excluded) of each tactic block.
         longest_tactic_line: Non-whitespace characters of the longest tactic-block line of 256 characters or more
-            (comments included; 0 when no line is so long).
+            (comments aside; 0 when no line is so long).
         padded_tactic_lines: Tactic-block lines of 256 characters or more that are one short unit written again
             and again (`kimina_format.padding.padded`).
         tactic_prose_lines: Tactic-block lines (comments aside; each occurrence counted) that read as English
@@ -631,7 +631,7 @@ def measure(
     # Words the final code uses outside its comments are Lean's here: a variable `total`, a hypothesis `key`.
     code_words = identifier_words(final.code) if final is not None else set()
     metrics["tactic_prose_lines"] = prose_lines + _worded_lines(blocks.body, code_words, english=bool(english))
-    metrics["longest_tactic_line"], metrics["padded_tactic_lines"] = _long_tactic_lines(blocks.text, code or "")
+    metrics["longest_tactic_line"], metrics["padded_tactic_lines"] = _long_tactic_lines(blocks.code, code or "")
     metrics["reasoning_chars"] = _reasoning_chars(completion, repetition)
     metrics["code_loop_repeats"] = _code_loop(blocks, final, config.max_code_loop_repeats)
     metrics["filler_tactics"] = _filler_tactics(final.code if final is not None else "", blocks.body)
@@ -1041,17 +1041,17 @@ def _filler_tactics(code: str, block_lines: list[str]) -> int:
 
 
 def _long_tactic_lines(text: str, code: str) -> tuple[int, int]:
-    """`longest_tactic_line` and `padded_tactic_lines` of the tactic blocks' joined `text`.
+    """`longest_tactic_line` and `padded_tactic_lines` of the tactic blocks' joined `text`, comments blanked.
 
     Nothing checks a tactic block's Lean, so one line of 20,000 `~` or a dozen lines of `&nbsp;` written 100 times pad
     a thinking without a word the English-line rules would see. Real tactic-block lines have 482 characters at most.
     A tactic with one list of names (`rw [Finset.sum_range_succ, ...]` twenty times, Lean's way to unfold a sum) of
     `_LIST_ITEMS` items at most is none, nor is a line of the final `code` (spaces aside), which a draft wrote first.
     """
-    lines = _LONG_TACTIC_LINE.findall(text)
+    lines = [line.strip() for line in _LONG_TACTIC_LINE.findall(text)]  # a comment's line is blank now
     if not lines:
         return 0, 0
-    drafts = [line for line in lines if padded(line)]
+    drafts = [line for line in lines if len(line) >= _PADDED_LINE and padded(line)]
     drafts = [line for line in drafts if line.count(",") >= _LIST_ITEMS or _NAME_LIST.fullmatch(line) is None]
     if drafts:
         final = {"".join(line.split()) for line in code.split("\n") if len(line) >= _PADDED_LINE}
@@ -1300,6 +1300,7 @@ class TacticBlockLines(NamedTuple):
     text: str
     keys: list[bytes]
     parts: list[LeanParts]
+    code: str
 
 
 def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
@@ -1307,7 +1308,8 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
 
     `other` holds the header lines and declaration signatures of the blocks that have some. `text` is the blocks'
     texts joined, and `chars` counts its non-whitespace characters, comments included. `keys` are the blocks' codes
-    in UTF-8, comments and whitespace removed; `parts` the blocks with comments, split. A block of plain tactics
+    in UTF-8, comments and whitespace removed; `parts` the blocks with comments, split; `code` the blocks' texts
+    joined with their comments blanked. A block of plain tactics
     (most are: `plain_tactic_blocks` finds them all in one search) needs only its lines stripped; the others go
     through `split_lean`.
     """
@@ -1338,7 +1340,16 @@ def tactic_block_lines(blocks: Iterable[Block]) -> TacticBlockLines:
     # Each block's code with its spaces, tabs and newlines deleted, all at once (joined by a byte that is none of them).
     keys = "\0".join(codes).encode(errors=UTF8_ERRORS).translate(None, b" \t\n").split(b"\0") if codes else []
     return TacticBlockLines(
-        tuple(code_lines), tuple(proof_counts), body, other, comments, non_space_length(joined), joined, keys, commented
+        tuple(code_lines),
+        tuple(proof_counts),
+        body,
+        other,
+        comments,
+        non_space_length(joined),
+        joined,
+        keys,
+        commented,
+        "\n".join(codes),
     )
 
 
