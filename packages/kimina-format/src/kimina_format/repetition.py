@@ -331,8 +331,8 @@ def measure_repetition(
     # The prose's lines, split once for all the rules that confirm on them, and only when one must.
     text_lines = lru_cache(maxsize=None)(lambda: text().split("\n"))
     keys = data.translate(_KEY_TABLE, _KEY_DELETE)
-    if _SCRIPT_DIGIT.search(keys) is not None:
-        keys = _SCRIPT_DIGIT.sub(b"", keys)
+    key_bytes = len(keys)  # the text's size: subscripts are text, only no part of a line's key
+    keys = _without_script_digits(keys)
     # One regex pass finds the lines of both sizes that are measured: long lines, and the template loop's units.
     least = min(config.repetition_min_chars, config.template_min_chars)
     found = long_keys(keys, least)
@@ -376,7 +376,7 @@ def measure_repetition(
             blank_lines,
             Counter(),
             line_counts,
-            len(keys) - lines + 1,
+            key_bytes - lines + 1,
             short_repeats,
             0,
             0,
@@ -417,7 +417,7 @@ def measure_repetition(
         blank_lines,
         counts,
         line_counts,
-        len(keys) - lines + 1,
+        key_bytes - lines + 1,
         short_repeats,
         _longest(long),
         _anchored_copies(long) if _over(len(long), config.max_paraphrased_copies) else 0,
@@ -2034,7 +2034,12 @@ def _long_lines(min_chars: int) -> re.Pattern[bytes]:
 
 def line_keys(text: str) -> list[bytes]:
     """Near-duplicate keys of each line of `text`, in order."""
-    return text.encode(errors=UTF8_ERRORS).translate(_KEY_TABLE, _KEY_DELETE).split(b"\n")
+    return _without_script_digits(text.encode(errors=UTF8_ERRORS).translate(_KEY_TABLE, _KEY_DELETE)).split(b"\n")
+
+
+def _without_script_digits(keys: bytes) -> bytes:
+    """`keys` without subscript and superscript digits, deleted as ASCII digits are (`_SCRIPT_DIGIT`)."""
+    return _SCRIPT_DIGIT.sub(b"", keys) if _SCRIPT_DIGIT.search(keys) is not None else keys
 
 
 def exact_long_lines(text: str, min_chars: int, keys: list[bytes] | None = None) -> list[str]:
@@ -2052,7 +2057,7 @@ def exact_long_lines(text: str, min_chars: int, keys: list[bytes] | None = None)
 
 def passage_key(text: str) -> bytes:
     """The near-duplicate key of a whole passage: its lines' keys joined, newlines deleted too."""
-    return text.encode(errors=UTF8_ERRORS).translate(_KEY_TABLE, _PASSAGE_DELETE)
+    return _without_script_digits(text.encode(errors=UTF8_ERRORS).translate(_KEY_TABLE, _PASSAGE_DELETE))
 
 
 _PASSAGE_DELETE = _KEY_DELETE + b"\r\n"
