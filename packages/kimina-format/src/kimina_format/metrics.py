@@ -631,7 +631,9 @@ def measure(
     # Words the final code uses outside its comments are Lean's here: a variable `total`, a hypothesis `key`.
     code_words = identifier_words(final.code) if final is not None else set()
     metrics["tactic_prose_lines"] = prose_lines + _worded_lines(blocks.body, code_words, english=bool(english))
-    metrics["longest_tactic_line"], metrics["padded_tactic_lines"] = _long_tactic_lines(blocks.code, code or "")
+    metrics["longest_tactic_line"], metrics["padded_tactic_lines"] = _long_tactic_lines(
+        blocks.code, code or "", config.max_hint_items
+    )
     metrics["reasoning_chars"] = _reasoning_chars(completion, repetition)
     metrics["code_loop_repeats"] = _code_loop(blocks, final, config.max_code_loop_repeats)
     metrics["filler_tactics"] = _filler_tactics(final.code if final is not None else "", blocks.body)
@@ -1040,19 +1042,21 @@ def _filler_tactics(code: str, block_lines: list[str]) -> int:
     return (len(_FILLER.findall(text)) if gate else 0) + (_chain_fillers(text) if "<;>" in text else 0)
 
 
-def _long_tactic_lines(text: str, code: str) -> tuple[int, int]:
+def _long_tactic_lines(text: str, code: str, most_items: int | None) -> tuple[int, int]:
     """`longest_tactic_line` and `padded_tactic_lines` of the tactic blocks' joined `text`, comments blanked.
 
     Nothing checks a tactic block's Lean, so one line of 20,000 `~` or a dozen lines of `&nbsp;` written 100 times pad
     a thinking without a word the English-line rules would see. Real tactic-block lines have 482 characters at most.
     A tactic with one list of names (`rw [Finset.sum_range_succ, ...]` twenty times, Lean's way to unfold a sum) of
-    `_LIST_ITEMS` items at most is none, nor is a line of the final `code` (spaces aside), which a draft wrote first.
+    `most_items` items at most (`max_hint_items`, as in the final proof) is none, nor is a line of the final `code`
+    (spaces aside), which a draft wrote first.
     """
     lines = [line.strip() for line in _LONG_TACTIC_LINE.findall(text)]  # a comment's line is blank now
     if not lines:
         return 0, 0
     drafts = [line for line in lines if len(line) >= _PADDED_LINE and padded(line)]
-    drafts = [line for line in drafts if line.count(",") >= _LIST_ITEMS or _NAME_LIST.fullmatch(line) is None]
+    listed = most_items if most_items is not None else len(text)
+    drafts = [line for line in drafts if line.count(",") >= listed or _NAME_LIST.fullmatch(line) is None]
     if drafts:
         final = {"".join(line.split()) for line in code.split("\n") if len(line) >= _PADDED_LINE}
         drafts = [line for line in drafts if "".join(line.split()) not in final]
@@ -1064,13 +1068,11 @@ def _long_tactic_lines(text: str, code: str) -> tuple[int, int]:
 _PADDED_LINE = 256
 _LONG_TACTIC_LINE = re.compile(rf"^[^\n]{{{_PADDED_LINE},}}", re.MULTILINE)
 # A tactic and one list of names, rewrites or short proofs (`rw [Finset.sum_range_succ, ...] at h`, `simp only
-# [...]`, `refine ⟨by decide, ...⟩`), of up to `_LIST_ITEMS` items (`max_hint_items` in the final proof) of 64
-# characters at most each.
+# [...]`, `refine ⟨by decide, ...⟩`) of items of 64 characters at most each (their number is `max_hint_items`').
 _LIST_ITEM = r"[^\S\n]*(?:←[^\S\n]*)?(?:by[^\S\n]+)?[\w.'⁻¹]{1,64}[^\S\n]*"
 _NAME_LIST = re.compile(
     rf"[^\S\n]*[\w.']+(?:[^\S\n]+[\w.']+)*[^\S\n]*[\[⟨](?:{_LIST_ITEM},)*{_LIST_ITEM}[\]⟩](?:[^\S\n]+at[^\S\n][^\n]*)?"
 )
-_LIST_ITEMS = 40
 
 
 def _chain_fillers(text: str) -> int:

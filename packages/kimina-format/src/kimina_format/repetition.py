@@ -1190,8 +1190,9 @@ def _bare_run(prose: list[str], edges: set[int]) -> int:
     """The most bare lines in a row (`...`, `---`, `$$ $$`, `1.`, in any mix), blank lines aside.
 
     A bare line has one letter or digit at most (any marks or symbols besides, a display's `$$` too; `_bare_lines`
-    counts a narrower kind, anywhere). A row of such lines pads a thinking with nothing; a matrix's rows hold digits (`[1, 1, 1, 1]` ten times is an all-ones matrix)
-    and a table's, words. Lines on either side of a block (`edges`) are not in a row.
+    counts a narrower kind, anywhere). A row of such lines pads a thinking with nothing; a matrix's rows hold digits
+    (`[1, 1, 1, 1]` ten times is an all-ones matrix) and a table's, words. Lines on either side of a block (`edges`)
+    are not in a row.
     """
     best = run = 0
     for i, line in enumerate(prose):
@@ -1308,11 +1309,20 @@ def _counter_only(lines: list[str]) -> bool:
     Numbers that step apart are a table's or a computation's (`Day 3: starts at 2 m, climbs to 5 m`, `the term
     1/(3*4) equals 1/3 - 1/4`), not a counter.
     """
-    numbers = [_NUMBER.findall("".join(line.lower().split())) for line in lines]
-    if any(len(held) != len(numbers[0]) for held in numbers):
+    changed = _changing_numbers([_NUMBER.findall("".join(line.lower().split())) for line in lines])
+    if not changed:  # no copies that differ by a counter, or copies that do not differ
         return False
-    changed = [slot for slot in zip(*numbers, strict=True) if slot.count(slot[0]) != len(lines)]
-    return bool(changed) and all(len(set(values)) == 1 for values in zip(*changed, strict=True))
+    return all(len(set(values)) == 1 for values in zip(*changed, strict=True))
+
+
+def _changing_numbers(numbers: list[list[str]]) -> list[tuple[str, ...]] | None:
+    """Each place's numbers over the lines (`numbers` holds each line's), for the places where they change.
+
+    None when the lines hold different counts of numbers: they are then no copies that differ by a counter.
+    """
+    if any(len(held) != len(numbers[0]) for held in numbers):
+        return None
+    return [slot for slot in zip(*numbers, strict=True) if slot.count(slot[0]) != len(numbers)]
 
 
 def _alike_but_a_counter(
@@ -1345,12 +1355,10 @@ def _alike_but_a_counter(
         lines = ["".join(prose[at[start + k + n * gap]].lower().split()) for n in range(copies)]
         if lines.count(lines[0]) == copies:
             continue
-        numbers = [_NUMBER.findall(line) for line in lines]
-        if any(len(held) != len(numbers[0]) for held in numbers):
+        slots = _changing_numbers([_NUMBER.findall(line) for line in lines])
+        if slots is None or (gap == 1 and not _labels([prose[at[start + n]].lower() for n in range(copies)])):
             return False
-        if gap == 1 and not _labels([prose[at[start + n]].lower() for n in range(copies)]):
-            return False
-        changed += [slot for slot in zip(*numbers, strict=True) if slot.count(slot[0]) != copies]
+        changed += slots
     return _one_counter(changed)
 
 
