@@ -233,7 +233,7 @@ class FormatConfig:
         max_code_declarations: Most declarations in the final code (the theorem and its helpers).
         max_declaration_copies: Most theorems, lemmas and examples of the final code that state and prove the same
             thing (names aside): the theorem pasted again as ten `example`s is padding Lean accepts.
-        max_filler_tactics: Most tactics that do nothing (`skip`, `trace_state`, `trace "..."`, `show _`,
+        max_filler_tactics: Most tactics that do nothing (`skip`, `trace_state`, `trace "..."`, `sleep`, `show _`,
             `rotate_left 0`, `iterate 0 ...`, a `have` of `True`) in the final code and the tactic blocks together:
             Lean accepts `skip` after every line. A step of a `<;>` chain written a seventh time in it (spaces and
             parentheses aside; a chain goes on over a line break before or after a `<;>`, each bracket holds chains of
@@ -241,6 +241,13 @@ class FormatConfig:
             after a proof runs on no goal.
         max_try_tactics: Most tactics of the final code that may do nothing without failing (`try`, `repeat`,
             `iterate`, `first`): `try norm_num` after every line is padding Lean accepts.
+        max_guarded_steps: Most steps of the final code that may never run: what `all_goals`, `any_goals`, `try`,
+            `repeat`, `iterate`, `first`, `fail_if_success` and `success_if_fail_with_msg` govern, and what follows a
+            `<;>` or a `<|>` (the rest of the line, lines indented under the tactic, lines that go on from it). A step is a line, a `;`, a `<|>`
+            or an alternative's `|`. Once the last goal is closed, `all_goals` runs its block on none, `linarith <;>`
+            its right side on none and `done <|>` never its right side, so Lean accepts a hundred lines of anything
+            that parses there. Real Kimina proofs have 12 at most, other provers' healthy ones 58; the 72B model's
+            proof of `induction_sumkexp3eqsumksq` (65) ends in 25 lines of `<;> native_decide` after its last goal.
         max_header_lines: Most non-blank lines of the final code outside its declarations (imports, options, `open`).
         max_header_repeats: Most times one line may occur there: `import Mathlib` written 500 times is padding.
         max_code_commands: Most `#` commands (`#check`, `#eval`, `#print`, ...) anywhere in the final code, on one
@@ -351,6 +358,7 @@ class FormatConfig:
     max_declaration_copies: int | None = 2
     max_filler_tactics: int | None = 0
     max_try_tactics: int | None = 8
+    max_guarded_steps: int | None = 64
     max_header_lines: int | None = 30
     max_header_repeats: int | None = 2
     max_code_commands: int | None = 2

@@ -92,19 +92,19 @@ _HUMP = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 # The name a `theorem` or `lemma` declares, and what may continue a name (`_theorem_line` looks for it in the code).
 _DECLARED_NAME = re.compile(r"(?:^|\n)[^\S\n]*(?:theorem|lemma)\s+([^\s:({\[]+)")
 _NAME_GOES_ON = re.compile(r"[\w.'!?]")
-# A tactic that does nothing: `skip`, `trace_state`, `trace "..."`, `show _`, `rotate_left 0`, `iterate 0`, or a `have`
-# of `True`. (A `have` of `(n : ℝ) = (n : ℝ)` is not one: real proofs write such casts.)
+# A tactic that does nothing: `skip`, `trace_state`, `trace "..."`, `sleep 100`, `show _`, `rotate_left 0`, `iterate 0`,
+# or a `have` of `True`. (A `have` of `(n : ℝ) = (n : ℝ)` is not one: real proofs write such casts.)
 _FILLER = re.compile(
     r"(?<![\w.'])(?:skip|trace_state|show\s+_|rotate_(?:left|right)\s+0|iterate\s+0)(?![\w'])"
-    r"|(?<![\w.'])trace\s+\"|\bhave\b[^:\n]*:\s*True\s*:="
+    r"|(?<![\w.'])(?:trace\s+\"|sleep\s+\d)|\bhave\b[^:\n]*:\s*True\s*:="
 )
-_FILLER_WORDS = ("skip", "True", "trace", "rotate_")
+_FILLER_WORDS = ("skip", "True", "trace", "rotate_", "sleep")
 # The lines that hold a `<;>` chain, once the chains that go on over a line break before or after a `<;>` are joined
 # (tried at the start of each line only: from every character, a long line without `<;>` would cost its length
 # squared); the marks `_chain_fillers` reads them by; and what makes two steps the same (spaces and parentheses aside:
 # `(norm_num)` is `norm_num`).
 _CHAIN = re.compile(r"^[^\n]*<;>[^\n]*", re.MULTILINE)
-_CHAIN_BREAK = re.compile(r"<;>[^\S\n]*\n|\n[^\S\n]*<;>")
+_CHAIN_BREAK = re.compile(r"(?:\n[^\S\n]*)?<;>[^\S\n]*\n|\n[^\S\n]*<;>")
 _CHAIN_MARK = re.compile(r"<;>|[,;]|[(\[{⟨]|[)\]}⟩]")
 _OPENING = frozenset("([{⟨")
 _STEP_DELETE = str.maketrans("", "", " \t()")
@@ -355,9 +355,12 @@ class FormatMetrics:
         declaration_copies: Most theorems, lemmas and examples of the final code with one statement and proof (their
             names aside, spacing deleted; 1 when none is written twice).
         filler_tactics: Tactics that do nothing in the final code and the tactic blocks, comments aside: `skip`,
-            `trace_state`, `trace "..."`, `show _`, `rotate_left 0`, `iterate 0 ...` and a `have` of `True`.
+            `trace_state`, `trace "..."`, `sleep`, `show _`, `rotate_left 0`, `iterate 0 ...` and a `have` of `True`.
         try_tactics: Tactics of the final code that may do nothing without failing (`try`, `repeat`, `iterate`,
             `first`), comments aside.
+        guarded_steps: Steps of the final code that a guard governs (`all_goals`, `any_goals`, `try`, `repeat`,
+            `iterate`, `first`, `fail_if_success`, `success_if_fail_with_msg`, `<;>`, `<|>`), comments aside: lines,
+            `;`s, `<|>`s and alternatives (see `_guarded_steps`).
         header_lines: Non-blank lines of the final code outside its declarations and comments.
         header_repeats: Occurrences of the most repeated of those lines.
         code_commands: `#` commands (`#check`, `#eval`, ...) in the final code, comments aside.
@@ -465,6 +468,7 @@ class FormatMetrics:
     declaration_copies: int = 0
     filler_tactics: int = 0
     try_tactics: int = 0
+    guarded_steps: int = 0
     header_lines: int = 0
     header_repeats: int = 0
     code_commands: int = 0
@@ -1153,6 +1157,122 @@ def _summary_copies(summary: str, repetition: Repetition, code: str | None) -> d
     return copies
 
 
+# What runs the tactics after it on some goals, maybe none, or maybe not at all, and succeeds either way: `all_goals`
+# runs its block on no goal once the proof is closed, `<;>` its right side on the goals its left side leaves, `t <|> u`
+# runs `u` only when `t` fails, `try` undoes a failure. Lean accepts whatever parses there: a hundred lines under
+# `all_goals` after the last goal, after `linarith <;>`, or after `done <|>`.
+_GUARD = re.compile(r"all_goals|any_goals|try|repeat'?|iterate|first|fail_if_success|success_if_fail_with_msg|<;>|<\|>")
+_COMBINATORS = ("<;>", "<|>")
+_NO_BLOCK = ("first", *_COMBINATORS)
+_GUARD_WORDS = (
+    *("all_goals", "any_goals", "try", "repeat", "iterate", "first", "fail_if_success", "success_if_fail_with_msg"),
+    *_COMBINATORS,
+)
+# A line that ends in a guard: the next line is what it governs, whatever its indentation. After a guard's word that
+# takes a tactic sequence, every line from there at that line's column or deeper is (`all_goals` at the end of a line,
+# then the rest of the proof at its column, is one block that never runs once the goals are closed).
+_GUARD_AT_END = re.compile(
+    r"(?:(?<![\w.'])(?:all_goals|any_goals|try|repeat'?|iterate(?:[ \t]+\d+)?|first|fail_if_success"
+    r'|success_if_fail_with_msg(?:[ \t]+"[^"\n]*")?)|<;>|<\|>)[ \t]*$'
+)
+# What comes before a line's tactic: a bullet, or a case's head (`| succ n ih =>`, `case h =>`, `next =>`).
+_CASE_HEAD = re.compile(r"[ \t]*(?:[·.][ \t]+|(?:\||case[ \t]|next\b)[^\n]*?=>[ \t]*)")
+# An alternative of `first` (or of a pattern): a bar with space on each side, not `|x|` nor `<|>`.
+_ALTERNATIVE = re.compile(r"(?<!\S)\|(?=\s)")
+_BY = re.compile(r"(?<![\w.'])by(?![\w'])")
+_NAME_CHAR = re.compile(r"[\w.']")
+_BRACKET_DEPTH = str.maketrans({**dict.fromkeys("([{⟨", "("), **dict.fromkeys(")]}⟩", ")")})
+
+
+def _guarded_steps(code: str) -> int:
+    """Steps of `code` (comments blanked) that a guard governs, so that they may never run (see `FormatMetrics`).
+
+    A step is a line, a `;` (a `<;>` too), a `<|>`, an alternative's `|`, or a guard inside another (`all_goals
+    all_goals ...`). What a guard governs is `_region_end`'s.
+    """
+    steps = 0
+    found = _next_guard(code, 0)
+    while found is not None:
+        end = _region_end(code, found)
+        region = code[found.end() : end]
+        lines = [line.lstrip() for line in region.split("\n")]
+        held = sum(1 for line in lines if line and not line.startswith("|"))  # a `| t` line is a step by its bar
+        steps += held + region.count(";") + region.count("<|>") + len(_ALTERNATIVE.findall(region))
+        found = _next_guard(code, found.end())
+        while found is not None and found.start() < end:
+            steps += found.group() not in _COMBINATORS
+            found = _next_guard(code, found.end())
+    return steps
+
+
+def _region_end(code: str, guard: re.Match[str]) -> int:
+    """Offset where what `guard` governs in `code` ends: the rest of its line and what goes on from it.
+
+    That is lines indented deeper than the guard's tactic (after a bullet or a case's head); lines at its column or
+    deeper that start with `<;>`, `<|>`, `|` (a chain, `first`'s alternatives) or `_` (a calc's steps); lines inside a
+    bracket it left open; and the line after one that ends in a guard, or, when that guard takes a block (see
+    `_dangles`), every line from there at that line's column or deeper. Under a guard after a `by` on its line
+    that does not end it (`calc a = b := by simp <;> ring`), the lines after are the structure's, not the guard's.
+    """
+    start = code.rfind("\n", 0, guard.start()) + 1
+    end = _line_end(code, guard.end())
+    head = code[start:end]
+    at = guard.start() - start
+    dangling, block = _dangles(head)
+    case = _CASE_HEAD.match(head)
+    indent = case.end() if case is not None and case.end() <= at else len(head) - len(head.lstrip())
+    inline = not dangling and _BY.search(head, 0, at) is not None
+    if inline:
+        indent = len(head)
+    goes_on = ("<;>", "<|>", "|") if inline else ("<;>", "<|>", "|", "_")
+    depth = _depth(code[guard.end() : end])
+    while end < len(code):
+        line = code[end + 1 : _line_end(code, end + 1)]
+        stripped = line.lstrip()
+        if stripped:
+            column = len(line) - len(stripped)
+            if block:
+                indent = min(indent, column - 1)
+            if not (dangling or depth > 0 or column > indent or (column == indent and stripped.startswith(goes_on))):
+                break
+            dangling, block = _dangles(line)
+            depth += _depth(line)
+        end += 1 + len(line)
+    return end
+
+
+def _dangles(line: str) -> tuple[bool, bool]:
+    """Whether `line` ends in a guard, and whether that guard takes a block of tactics.
+
+    Every guard's word does, but `first`, whose alternatives follow it; `<;>` and `<|>` take one tactic.
+    """
+    ending = _GUARD_AT_END.search(line)
+    return ending is not None, ending is not None and ending.group().rstrip() not in _NO_BLOCK
+
+
+def _next_guard(code: str, at: int) -> re.Match[str] | None:
+    """The first guard of `code` from offset `at`: `<;>`, `<|>`, or a guard's word that is no part of a longer name."""
+    found = _GUARD.search(code, at)
+    while found is not None and found.group() not in _COMBINATORS:
+        start, end = found.span()
+        if not (start and _NAME_CHAR.match(code, start - 1)) and not _NAME_GOES_ON.match(code, end):
+            return found
+        found = _GUARD.search(code, end)
+    return found
+
+
+def _line_end(text: str, at: int) -> int:
+    """Offset of the newline that ends the line holding offset `at` of `text` (its length after the last line)."""
+    end = text.find("\n", at)
+    return len(text) if end == -1 else end
+
+
+def _depth(line: str) -> int:
+    """Brackets `line` opens and does not close (negative when it closes more than it opens)."""
+    folded = line.translate(_BRACKET_DEPTH)
+    return folded.count("(") - folded.count(")")
+
+
 def _proof_padding(final: LeanParts) -> dict[str, int]:
     """The final code's padding measures (see `FormatMetrics`).
 
@@ -1177,6 +1297,7 @@ def _proof_padding(final: LeanParts) -> dict[str, int]:
                 duplicates = repeats
     return {
         "try_tactics": tries,
+        "guarded_steps": _guarded_steps(code) if any(word in code for word in _GUARD_WORDS) else 0,
         "header_lines": header.total(),
         "header_repeats": max(header.values(), default=0),
         "code_commands": len(_COMMAND.findall(code)) if "#" in code else 0,

@@ -778,6 +778,15 @@ def code_padding(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[
                 f" (limit {most})",
             )
         )
+    most = config.max_guarded_steps
+    if most is not None and m.guarded_steps > most:
+        violations.append(
+            Violation(
+                Code.CODE_PADDING,
+                f"{m.guarded_steps} steps of the final code that may never run (under `all_goals`, `try`, `first`, or"
+                f" after a `<;>` or a `<|>`; limit {most})",
+            )
+        )
     most = config.max_header_lines
     if most is not None and m.header_lines > most:
         violations.append(
