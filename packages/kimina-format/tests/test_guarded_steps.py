@@ -13,6 +13,8 @@ its score.
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 from typing import Any
 
 from kimina_format import ViolationCode, check_format
@@ -20,6 +22,7 @@ from kimina_format.testing import Edit, final_code_of, red_team_tests, with_fina
 from kimina_format.testing import RedTeamCase as Case
 
 Row = dict[str, Any]
+_BIG = "Kimina-Prover-72B"
 
 
 def _proof_lines(code: str) -> list[str]:
@@ -127,6 +130,10 @@ def _chain_into_a_block(indent: str, last: str, own: list[str]) -> str:
     return f"{indent}{last} <;> all_goals" + "".join(f"\n{indent}{line}" for line in own)
 
 
+def _a_bracket_closed_then_opened(own: list[str], lead: str) -> str:
+    return f"\n  (all_goals {own[0]}) <;> (" + "".join(f"\n  {line}" for line in own) + "\n  )"
+
+
 def _after_the_proof(tail: str) -> Edit:
     """`tail` after the final code's last line."""
 
@@ -167,6 +174,9 @@ ATTACKS = {
     "the_proofs_lines_expected_to_fail_with_a_message": Case(
         "code_padding", _own(80)(_at_the_guards_column('success_if_fail_with_msg "no goals to be proved"\n  '))
     ),
+    # A review's find: the guard's line closed its bracket, so the bracket the `<;>` after it opened ended nothing
+    # (93 of 99 rows kept the score). A guard inside a region adds what it governs to it.
+    "a_bracket_closed_then_opened_after_a_guard": Case("code_padding", _own(80)(_a_bracket_closed_then_opened)),
 }
 
 
@@ -226,6 +236,12 @@ test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = re
 _PROOF = "theorem t (x : ℝ) : x ^ 2 ≥ 0 := by\n  nlinarith [sq_nonneg x]"
 
 
+def _steps_of(code: str) -> int:
+    """`guarded_steps` of a completion whose final code is `code`."""
+    completion = "<think>\nA proof.\n```tactics\nnorm_num\n```\n</think>\n```lean4\n" + code + "\n```"
+    return check_format(completion).metrics.guarded_steps
+
+
 def _steps(proof: str) -> int:
     completion = (
         "<think>\nThe square of a real number is never negative, so nlinarith closes it.\n```tactics\n"
@@ -261,16 +277,37 @@ def test_guarded_steps_are_counted() -> None:
     assert _steps("\n  all_goals\n  norm_num\n  linarith") == 2
     assert _steps("\n  iterate 2\n    norm_num\n    linarith\n  simp") == 3  # the rest of its line, `2`, is one
     assert _steps('\n  success_if_fail_with_msg "no goals"\n  norm_num') == 2
+    # After a `by`, the lines at the column of a block's first tactic go on with it; a string holds no Lean.
+    line = "  exact by simp <;> all_goals norm_num"
+    assert _steps(f"\n{line}\n" + " " * line.index("norm_num") + "linarith") == 3
+    assert _steps('\n  all_goals simp [show "a;b;(" = "a;b;(" from rfl]\n  linarith') == 1
+    # A guard that ends the code governs nothing.
+    assert _steps(" <;>") == 0
     # Comments are no steps; a name that holds a guard's word is no guard.
     assert _steps("\n  -- all_goals norm_num\n  exact h_try") == 0
 
 
+def test_real_proofs_stay_under_the_bound(real_rows: list[Row], data_dir: Path) -> None:
+    # The real Kimina completions have 12 steps under guards at most; of other provers' proofs that Lean accepted,
+    # the 72B model's `imo_1992_p1` (three nested case splits under `try`) 58, and its `induction_sumkexp3eqsumksq`,
+    # whose last 25 lines run on no goal, 65.
+    assert max(check_format(r["completion"]).metrics.guarded_steps for r in real_rows) == 12
+    with open(data_dir / "recorded_verdicts.jsonl", encoding="utf-8") as f:
+        recorded = [json.loads(line) for line in f]
+    bigger = {r["name"]: _steps_of(r["full_code"]) for r in recorded if r["model"] == _BIG}
+    assert (bigger["imo_1992_p1"], bigger["induction_sumkexp3eqsumksq"]) == (58, 65)
+
+
 def test_guarded_steps_have_a_bound_and_a_message() -> None:
     proof = "\n  all_goals\n" + "".join(f"    nlinarith [sq_nonneg (x - {k})]\n" for k in range(65))
-    verdict = check_format(
+    completion = (
         "<think>\nThe square of a real number is never negative, so nlinarith closes it.\n```tactics\n"
         "nlinarith [sq_nonneg x]\n```\n</think>\n```lean4\n" + _PROOF + proof + "```"
     )
+    verdict = check_format(completion)
     assert verdict.metrics.guarded_steps == 65
     assert ViolationCode.CODE_PADDING in verdict.codes
     assert any("may never run" in v.message for v in verdict.violations)
+    at_the_bound = check_format(completion.replace("    nlinarith [sq_nonneg (x - 64)]\n", ""))
+    assert at_the_bound.metrics.guarded_steps == 64
+    assert not any("may never run" in v.message for v in at_the_bound.violations)

@@ -243,11 +243,13 @@ class FormatConfig:
             `iterate`, `first`): `try norm_num` after every line is padding Lean accepts.
         max_guarded_steps: Most steps of the final code that may never run: what `all_goals`, `any_goals`, `try`,
             `repeat`, `iterate`, `first`, `fail_if_success` and `success_if_fail_with_msg` govern, and what follows a
-            `<;>` or a `<|>` (the rest of the line, lines indented under the tactic, lines that go on from it). A step is a line, a `;`, a `<|>`
-            or an alternative's `|`. Once the last goal is closed, `all_goals` runs its block on none, `linarith <;>`
-            its right side on none and `done <|>` never its right side, so Lean accepts a hundred lines of anything
-            that parses there. Real Kimina proofs have 12 at most, other provers' healthy ones 58; the 72B model's
-            proof of `induction_sumkexp3eqsumksq` (65) ends in 25 lines of `<;> native_decide` after its last goal.
+            `<;>` or a `<|>` (the rest of the line, lines indented under the tactic, lines that go on from it; see
+            `kimina_format.metrics._region_end`). A step is a line, a `;`, a `<|>`, an alternative's `|` or a guard
+            inside another. Once the last goal is closed, `all_goals` runs its block on none, `linarith <;>` its right
+            side on none and `done <|>` never its right side, so Lean accepts a hundred lines of anything that parses
+            there. Real Kimina proofs have 12 at most, the 72B model's `imo_1992_p1` 58; its
+            `induction_sumkexp3eqsumksq` (65) ends in 25 lines of `<;> native_decide`, `<;> tauto` and `all_goals
+            tauto` after its last goal.
         max_header_lines: Most non-blank lines of the final code outside its declarations (imports, options, `open`).
         max_header_repeats: Most times one line may occur there: `import Mathlib` written 500 times is padding.
         max_code_commands: Most `#` commands (`#check`, `#eval`, `#print`, ...) anywhere in the final code, on one

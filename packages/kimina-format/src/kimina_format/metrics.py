@@ -1161,19 +1161,18 @@ def _summary_copies(summary: str, repetition: Repetition, code: str | None) -> d
 # runs its block on no goal once the proof is closed, `<;>` its right side on the goals its left side leaves, `t <|> u`
 # runs `u` only when `t` fails, `try` undoes a failure. Lean accepts whatever parses there: a hundred lines under
 # `all_goals` after the last goal, after `linarith <;>`, or after `done <|>`.
-_GUARD = re.compile(r"all_goals|any_goals|try|repeat'?|iterate|first|fail_if_success|success_if_fail_with_msg|<;>|<\|>")
+# Guards' words that take a block of tactics (a tactic sequence), and the combinators, which take one tactic; `first`
+# takes alternatives.
+_BLOCK_GUARDS: tuple[str, ...] = ("all_goals", "any_goals", "try", "repeat'", "repeat", "iterate", "fail_if_success")
+_BLOCK_GUARDS += ("success_if_fail_with_msg",)
 _COMBINATORS = ("<;>", "<|>")
-_NO_BLOCK = ("first", *_COMBINATORS)
-_GUARD_WORDS = (
-    *("all_goals", "any_goals", "try", "repeat", "iterate", "first", "fail_if_success", "success_if_fail_with_msg"),
-    *_COMBINATORS,
-)
-# A line that ends in a guard: the next line is what it governs, whatever its indentation. After a guard's word that
-# takes a tactic sequence, every line from there at that line's column or deeper is (`all_goals` at the end of a line,
-# then the rest of the proof at its column, is one block that never runs once the goals are closed).
+_GUARD_WORDS = (*_BLOCK_GUARDS, "first", *_COMBINATORS)
+# Literals alone, so the regex engine skips ahead to them in C; `_next_guard` checks that a word stands alone.
+_GUARD = re.compile("|".join(map(re.escape, _GUARD_WORDS)))
+# A line that ends in a guard (a word maybe with its argument: `iterate 3`, a message): the next line is the guard's.
 _GUARD_AT_END = re.compile(
-    r"(?:(?<![\w.'])(?:all_goals|any_goals|try|repeat'?|iterate(?:[ \t]+\d+)?|first|fail_if_success"
-    r'|success_if_fail_with_msg(?:[ \t]+"[^"\n]*")?)|<;>|<\|>)[ \t]*$'
+    rf"(?:(?<![\w.'])(?:{'|'.join(map(re.escape, (*_BLOCK_GUARDS, 'first')))})(?:[ \t]+(?:\d+|\"[^\"\n]*\"))?"
+    rf"|{'|'.join(map(re.escape, _COMBINATORS))})[ \t]*$"
 )
 # What comes before a line's tactic: a bullet, or a case's head (`| succ n ih =>`, `case h =>`, `next =>`).
 _CASE_HEAD = re.compile(r"[ \t]*(?:[·.][ \t]+|(?:\||case[ \t]|next\b)[^\n]*?=>[ \t]*)")
@@ -1181,38 +1180,44 @@ _CASE_HEAD = re.compile(r"[ \t]*(?:[·.][ \t]+|(?:\||case[ \t]|next\b)[^\n]*?=>[
 _ALTERNATIVE = re.compile(r"(?<!\S)\|(?=\s)")
 _BY = re.compile(r"(?<![\w.'])by(?![\w'])")
 _NAME_CHAR = re.compile(r"[\w.']")
-_BRACKET_DEPTH = str.maketrans({**dict.fromkeys("([{⟨", "("), **dict.fromkeys(")]}⟩", ")")})
+_BRACKET = re.compile(r"[(\[{⟨)\]}⟩]")
 
 
 def _guarded_steps(code: str) -> int:
     """Steps of `code` (comments blanked) that a guard governs, so that they may never run (see `FormatMetrics`).
 
-    A step is a line, a `;` (a `<;>` too), a `<|>`, an alternative's `|`, or a guard inside another (`all_goals
-    all_goals ...`). What a guard governs is `_region_end`'s.
+    A step is a line, a `;` (a `<;>` too), a `<|>`, an alternative's `|`, or a guard inside another (`all_goals try
+    ...` is two). What a guard governs is `_region_end`'s. Each region is read once: the guards inside it are only
+    counted (reading what each governs would read a line of nested guards again from each).
     """
+    if '"' in code:
+        code = _STRING.sub('""', code)  # a string's `(`, `;` or `try` is no Lean
     steps = 0
     found = _next_guard(code, 0)
     while found is not None:
-        end = _region_end(code, found)
-        region = code[found.end() : end]
-        lines = [line.lstrip() for line in region.split("\n")]
-        held = sum(1 for line in lines if line and not line.startswith("|"))  # a `| t` line is a step by its bar
-        steps += held + region.count(";") + region.count("<|>") + len(_ALTERNATIVE.findall(region))
-        found = _next_guard(code, found.end())
+        begin, end = found.end(), _region_end(code, found)
+        found = _next_guard(code, begin)
         while found is not None and found.start() < end:
             steps += found.group() not in _COMBINATORS
             found = _next_guard(code, found.end())
+        region = code[begin:end]
+        lines = [line.lstrip() for line in region.split("\n")]
+        held = sum(1 for line in lines if line and not line.startswith("|"))  # a `| t` line is a step by its bar
+        steps += held + region.count(";") + region.count("<|>") + len(_ALTERNATIVE.findall(region))
     return steps
 
 
 def _region_end(code: str, guard: re.Match[str]) -> int:
     """Offset where what `guard` governs in `code` ends: the rest of its line and what goes on from it.
 
-    That is lines indented deeper than the guard's tactic (after a bullet or a case's head); lines at its column or
-    deeper that start with `<;>`, `<|>`, `|` (a chain, `first`'s alternatives) or `_` (a calc's steps); lines inside a
-    bracket it left open; and the line after one that ends in a guard, or, when that guard takes a block (see
-    `_dangles`), every line from there at that line's column or deeper. Under a guard after a `by` on its line
-    that does not end it (`calc a = b := by simp <;> ring`), the lines after are the structure's, not the guard's.
+    That is lines indented deeper than the guard's tactic (after a bullet or a case's head); lines at its column that
+    start with `<;>`, `<|>`, `|` (a chain, `first`'s alternatives) or `_` (a calc's steps); lines inside a bracket it
+    left open; and the line after one that ends in a guard, or, when that guard takes a block (see `_dangles`), every
+    line from there at that line's column or deeper, as Lean reads a tactic sequence. Under a guard after a `by` on
+    its line that does not end it (`calc a = b := by simp <;> ring`), the lines below are the structure's, but for
+    those at the column of the first tactic of a block a guard on the line takes (`exact by simp <;> all_goals
+    norm_num`, then lines under `norm_num`). A bracket closed with none open in the region closes nothing of it (in
+    `(try simp) <;> (`, the `<;>` opens a bracket over the lines below).
     """
     start = code.rfind("\n", 0, guard.start()) + 1
     end = _line_end(code, guard.end())
@@ -1220,10 +1225,16 @@ def _region_end(code: str, guard: re.Match[str]) -> int:
     at = guard.start() - start
     dangling, block = _dangles(head)
     case = _CASE_HEAD.match(head)
-    indent = case.end() if case is not None and case.end() <= at else len(head) - len(head.lstrip())
+    # The guard's lines are those indented deeper than `outer`.
+    outer = case.end() if case is not None and case.end() <= at else len(head) - len(head.lstrip())
     inline = not dangling and _BY.search(head, 0, at) is not None
     if inline:
-        indent = len(head)
+        outer = len(head)
+        taker = _next_guard(head, at)  # this guard, then those after it on the line: the first that takes a block
+        while taker is not None and taker.group() not in _BLOCK_GUARDS:
+            taker = _next_guard(head, taker.end())
+        if taker is not None:
+            outer = len(head) - len(head[taker.end() :].lstrip()) - 1
     goes_on = ("<;>", "<|>", "|") if inline else ("<;>", "<|>", "|", "_")
     depth = _depth(code[guard.end() : end])
     while end < len(code):
@@ -1231,23 +1242,20 @@ def _region_end(code: str, guard: re.Match[str]) -> int:
         stripped = line.lstrip()
         if stripped:
             column = len(line) - len(stripped)
-            if block:
-                indent = min(indent, column - 1)
-            if not (dangling or depth > 0 or column > indent or (column == indent and stripped.startswith(goes_on))):
+            if block:  # a sequence's lines stand at its first line's column, or deeper
+                outer = min(outer, column - 1)
+            if not (dangling or depth > 0 or column > outer or (column == outer and stripped.startswith(goes_on))):
                 break
             dangling, block = _dangles(line)
-            depth += _depth(line)
+            depth = _depth(line, depth)
         end += 1 + len(line)
     return end
 
 
 def _dangles(line: str) -> tuple[bool, bool]:
-    """Whether `line` ends in a guard, and whether that guard takes a block of tactics.
-
-    Every guard's word does, but `first`, whose alternatives follow it; `<;>` and `<|>` take one tactic.
-    """
+    """Whether `line` ends in a guard, and whether that guard takes a block of tactics (see `_BLOCK_GUARDS`)."""
     ending = _GUARD_AT_END.search(line)
-    return ending is not None, ending is not None and ending.group().rstrip() not in _NO_BLOCK
+    return ending is not None, ending is not None and ending.group().split()[0] in _BLOCK_GUARDS
 
 
 def _next_guard(code: str, at: int) -> re.Match[str] | None:
@@ -1267,10 +1275,14 @@ def _line_end(text: str, at: int) -> int:
     return len(text) if end == -1 else end
 
 
-def _depth(line: str) -> int:
-    """Brackets `line` opens and does not close (negative when it closes more than it opens)."""
-    folded = line.translate(_BRACKET_DEPTH)
-    return folded.count("(") - folded.count(")")
+def _depth(text: str, depth: int = 0) -> int:
+    """Brackets open after `text`, `depth` being open before it; a close with none open closes nothing."""
+    for mark in _BRACKET.findall(text):
+        if mark in _OPENING:
+            depth += 1
+        elif depth:
+            depth -= 1
+    return depth
 
 
 def _proof_padding(final: LeanParts) -> dict[str, int]:
