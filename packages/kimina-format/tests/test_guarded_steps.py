@@ -175,7 +175,7 @@ ATTACKS = {
         "code_padding", _own(80)(_at_the_guards_column('success_if_fail_with_msg "no goals to be proved"\n  '))
     ),
     # A review's find: the guard's line closed its bracket, so the bracket the `<;>` after it opened ended nothing
-    # (93 of 99 rows kept the score). A guard inside a region adds what it governs to it.
+    # (93 of 99 rows kept the score). A bracket closed with none open in a region closes nothing of it now.
     "a_bracket_closed_then_opened_after_a_guard": Case("code_padding", _own(80)(_a_bracket_closed_then_opened)),
 }
 
@@ -236,18 +236,22 @@ test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = re
 _PROOF = "theorem t (x : ℝ) : x ^ 2 ≥ 0 := by\n  nlinarith [sq_nonneg x]"
 
 
+def _completion(code: str) -> str:
+    """A small completion whose final code is `code`."""
+    return (
+        "<think>\nThe square of a real number is never negative, so nlinarith closes it.\n```tactics\n"
+        "nlinarith [sq_nonneg x]\n```\n</think>\n```lean4\n" + code + "\n```"
+    )
+
+
 def _steps_of(code: str) -> int:
     """`guarded_steps` of a completion whose final code is `code`."""
-    completion = "<think>\nA proof.\n```tactics\nnorm_num\n```\n</think>\n```lean4\n" + code + "\n```"
-    return check_format(completion).metrics.guarded_steps
+    return check_format(_completion(code)).metrics.guarded_steps
 
 
 def _steps(proof: str) -> int:
-    completion = (
-        "<think>\nThe square of a real number is never negative, so nlinarith closes it.\n```tactics\n"
-        "nlinarith [sq_nonneg x]\n```\n</think>\n```lean4\n" + _PROOF + proof + "\n```"
-    )
-    return check_format(completion).metrics.guarded_steps
+    """`guarded_steps` of the small proof with `proof` after its last line."""
+    return _steps_of(_PROOF + proof)
 
 
 def test_guarded_steps_are_counted() -> None:
@@ -300,10 +304,7 @@ def test_real_proofs_stay_under_the_bound(real_rows: list[Row], data_dir: Path) 
 
 def test_guarded_steps_have_a_bound_and_a_message() -> None:
     proof = "\n  all_goals\n" + "".join(f"    nlinarith [sq_nonneg (x - {k})]\n" for k in range(65))
-    completion = (
-        "<think>\nThe square of a real number is never negative, so nlinarith closes it.\n```tactics\n"
-        "nlinarith [sq_nonneg x]\n```\n</think>\n```lean4\n" + _PROOF + proof + "```"
-    )
+    completion = _completion(_PROOF + proof)
     verdict = check_format(completion)
     assert verdict.metrics.guarded_steps == 65
     assert ViolationCode.CODE_PADDING in verdict.codes

@@ -16,6 +16,7 @@ __all__ = [
     "Comment",
     "LeanParts",
     "extension_line",
+    "line_end",
     "non_space_length",
     "normalise_lean",
     "plain_tactic_blocks",
@@ -141,7 +142,7 @@ def strip_comments(source: str) -> tuple[str, tuple[Comment, ...]]:
             else:
                 search_from = string.end()
             continue
-        end = _line_comment_end(source, start) if token == "--" else _block_comment_end(source, start)
+        end = line_end(source, start) if token == "--" else _block_comment_end(source, start)
         text = source[start:end]
         comments.append(Comment(text, start))
         pieces.append(source[pos:start])
@@ -151,9 +152,10 @@ def strip_comments(source: str) -> tuple[str, tuple[Comment, ...]]:
     return "".join(pieces), tuple(comments)
 
 
-def _line_comment_end(source: str, start: int) -> int:
-    end = source.find("\n", start)
-    return len(source) if end == -1 else end
+def line_end(text: str, at: int) -> int:
+    """Offset of the newline that ends the line holding offset `at` of `text` (its length after the last line)."""
+    end = text.find("\n", at)
+    return len(text) if end == -1 else end
 
 
 def _block_comment_end(source: str, start: int) -> int:

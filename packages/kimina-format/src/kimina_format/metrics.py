@@ -21,6 +21,7 @@ from kimina_format.lean_source import (
     Comment,
     LeanParts,
     extension_line,
+    line_end,
     non_space_length,
     plain_tactic_blocks,
     split_lean,
@@ -1157,14 +1158,14 @@ def _summary_copies(summary: str, repetition: Repetition, code: str | None) -> d
     return copies
 
 
-# What runs the tactics after it on some goals, maybe none, or maybe not at all, and succeeds either way: `all_goals`
-# runs its block on no goal once the proof is closed, `<;>` its right side on the goals its left side leaves, `t <|> u`
-# runs `u` only when `t` fails, `try` undoes a failure. Lean accepts whatever parses there: a hundred lines under
-# `all_goals` after the last goal, after `linarith <;>`, or after `done <|>`.
-# Guards' words that take a block of tactics (a tactic sequence), and the combinators, which take one tactic; `first`
-# takes alternatives.
-_BLOCK_GUARDS: tuple[str, ...] = ("all_goals", "any_goals", "try", "repeat'", "repeat", "iterate", "fail_if_success")
-_BLOCK_GUARDS += ("success_if_fail_with_msg",)
+# Guards: what runs the tactics after it on some goals, maybe none, or maybe not at all, and succeeds either way.
+# `all_goals` runs its block on no goal once the proof is closed, `<;>` its right side on the goals its left side
+# leaves, `t <|> u` runs `u` only when `t` fails, `try` undoes a failure: Lean accepts whatever parses there, a hundred
+# lines under `all_goals` after the last goal, after `linarith <;>`, or after `done <|>`. The words take a block of
+# tactics (a tactic sequence), but `first`, which takes alternatives; the combinators take one tactic.
+_BLOCK_GUARDS = (
+    *("all_goals", "any_goals", "try", "repeat'", "repeat", "iterate", "fail_if_success", "success_if_fail_with_msg"),
+)
 _COMBINATORS = ("<;>", "<|>")
 _GUARD_WORDS = (*_BLOCK_GUARDS, "first", *_COMBINATORS)
 # Literals alone, so the regex engine skips ahead to them in C; `_next_guard` checks that a word stands alone.
@@ -1220,7 +1221,7 @@ def _region_end(code: str, guard: re.Match[str]) -> int:
     `(try simp) <;> (`, the `<;>` opens a bracket over the lines below).
     """
     start = code.rfind("\n", 0, guard.start()) + 1
-    end = _line_end(code, guard.end())
+    end = line_end(code, guard.end())
     head = code[start:end]
     at = guard.start() - start
     dangling, block = _dangles(head)
@@ -1238,7 +1239,7 @@ def _region_end(code: str, guard: re.Match[str]) -> int:
     goes_on = ("<;>", "<|>", "|") if inline else ("<;>", "<|>", "|", "_")
     depth = _depth(code[guard.end() : end])
     while end < len(code):
-        line = code[end + 1 : _line_end(code, end + 1)]
+        line = code[end + 1 : line_end(code, end + 1)]
         stripped = line.lstrip()
         if stripped:
             column = len(line) - len(stripped)
@@ -1267,12 +1268,6 @@ def _next_guard(code: str, at: int) -> re.Match[str] | None:
             return found
         found = _GUARD.search(code, end)
     return found
-
-
-def _line_end(text: str, at: int) -> int:
-    """Offset of the newline that ends the line holding offset `at` of `text` (its length after the last line)."""
-    end = text.find("\n", at)
-    return len(text) if end == -1 else end
 
 
 def _depth(text: str, depth: int = 0) -> int:
