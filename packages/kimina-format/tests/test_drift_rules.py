@@ -61,8 +61,9 @@ def test_a_paragraph_looping(build: Builder, copies: int, broken: bool) -> None:
 def test_a_long_line_repeated_twelve_times_in_a_row(build: Builder) -> None:
     line = " ".join(distinct_lines(3))  # one line of about 300 characters
     verdict = check_format(build(reasoning="\n".join([line] * 12)))
-    # A loop, and a line of 80 key bytes or more written more than 8 times wherever its copies are.
-    assert set(verdict.codes) == {Code.CONSECUTIVE_REPEATS, Code.REPEATED_LINES}
+    # A loop, a line of 80 key bytes or more written more than 8 times wherever its copies are, and so a stretch of
+    # the prose written more than 8 times (`max_clause_repeats`).
+    assert set(verdict.codes) == {Code.CONSECUTIVE_REPEATS, Code.REPEATED_LINES, Code.PARAGRAPH_REPEATS}
     assert "a line is written 12 times in a row (limit 4)" in verdict.violations[0].message
 
 

@@ -284,8 +284,11 @@ LOOK_ALIKES = {
     ),
     # On 5 rows a long proof pasted twice outweighs a short reasoning (`max_copied_to_reasoning`) or the length
     # limit; none of them for its copies.
-    "the_final_proof_pasted_twice_at_the_end": Case("max_final_proof_copies", _proof_in_blocks(2), most_lost=5),
-    "every_block_written_twice": Case("max_block_loop_repeats", _each_block(2), most_lost=3),
+    # Since 0.16.0 copies fold the hypotheses' names: drafts with other names count, and two more rows lose the
+    # score (a row with 3 such drafts already, one whose reasoning is short).
+    "the_final_proof_pasted_twice_at_the_end": Case("max_final_proof_copies", _proof_in_blocks(2), most_lost=7),
+    # ... and `mathd_algebra_440`, which tries its one-line proof in 6 blocks, so 12 (`max_short_proof_copies`).
+    "every_block_written_twice": Case("max_block_loop_repeats", _each_block(2), most_lost=4),
 }
 
 test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = red_team_tests(ATTACKS, LOOK_ALIKES)

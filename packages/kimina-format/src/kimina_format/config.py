@@ -96,6 +96,12 @@ class FormatConfig:
         max_passage_repeats: Most times one prose paragraph of two lines or more (80 key bytes or more), or one
             pair of long prose lines in a row, may occur, digit for digit, wherever its copies are: a passage written
             again and again across the thinking, on its own or glued to the paragraph before each copy.
+        max_clause_repeats: Most times one stretch of the prose may occur, read as one stream (whitespace, no-break
+            and thin spaces, emphasis marks and counters in brackets deleted, case folded, digits kept, cut into
+            clauses at `.?!;:,`): the 120 bytes from a clause's start, unless they hold 14 TeX commands or dollar
+            signs (a formula restated). A paragraph looped with its lines broken at new
+            places in each copy repeats no line but every stretch of it; an enumeration's cases differ in their
+            numbers, so a stretch of one runs into the next case.
         max_duplicate_line_share: Most share of the distinct long prose lines that occur more than once, digit for
             digit (by keys, digits deleted, first; judged from ten such lines on): the whole thinking, or every
             paragraph, written twice repeats all of them; a passage looped four times, a few.
@@ -136,8 +142,12 @@ class FormatConfig:
             the final code uses (`simplify both sides`, `does linarith work here?`, in any script or in capitals),
             Markdown, or CJK characters.
         max_final_proof_copies: Most tactic blocks of the thinking that hold the whole final proof (of three lines
-            or more, spacing and comments aside): the proof pasted again and again at the end of a real thinking is
-            too small a share of it for `max_copied_code_share`.
+            or more, spacing, comments and the names of hypotheses aside: `h₀` renamed `hA0` is the same): the proof
+            pasted again and again at the end of a real thinking is too small a share of it for
+            `max_copied_code_share`.
+        max_short_proof_copies: Most tactic blocks of the thinking that hold the whole final proof when it has one
+            or two lines (compared as for `max_final_proof_copies`): a real thinking tries such a proof in a few
+            blocks, not in a dozen pasted one after another.
         max_copied_code_share: Most share of the thinking's characters that is lines copied from the final code
             (compared and counted with their spacing deleted and subscript digits as digits, cut at `;` and `<;>`).
         max_copied_to_reasoning: Most characters of code copied from the final code into the thinking (as for
@@ -305,6 +315,7 @@ class FormatConfig:
     max_duplicate_line_share: float | None = 0.4
     max_echo_rate: float | None = 0.2
     max_passage_repeats: int | None = 4
+    max_clause_repeats: int | None = 8
     max_long_line_repeats: int | None = 8
     max_inline_repeats: int | None = 8
     max_block_loop_repeats: int | None = 6
@@ -316,6 +327,7 @@ class FormatConfig:
     max_tactic_prose_lines: int | None = 1
     max_padded_tactic_lines: int | None = 1
     max_final_proof_copies: int | None = 4
+    max_short_proof_copies: int | None = 10
     max_copied_code_share: float | None = 0.5
     max_copied_to_reasoning: float | None = 1.25
     max_prose_code_share: float | None = 0.25

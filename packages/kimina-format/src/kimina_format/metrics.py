@@ -27,7 +27,14 @@ from kimina_format.lean_source import (
     split_lean,
 )
 from kimina_format.lean_statement import LeanText
-from kimina_format.padding import junk_characters, marked_letters, mixed_script_letters, over_limit_run, padded
+from kimina_format.padding import (
+    junk_characters,
+    marked_letters,
+    mixed_script_letters,
+    over_limit_run,
+    padded,
+    typographic_spaces,
+)
 from kimina_format.parsing import LEAN_LANGUAGES, TACTICS_LANGUAGE, UTF8_ERRORS, Block, Completion, frozen_instance
 from kimina_format.repetition import (
     Repetition,
@@ -241,6 +248,8 @@ class FormatMetrics:
             lines aside, digits kept), when more than `max_short_consecutive_repeats` (0 otherwise).
         counted_lines: Prose lines in runs of one sentence written again and again in a row with a counter, all
             together, when more than `max_counted_lines` (0 otherwise).
+        clause_repeats: Occurrences of the most repeated stretch of the prose (120 bytes from a clause's start, line
+            breaks aside), when more than `max_clause_repeats` (0 otherwise).
         medium_line_repeats: Occurrences of the most repeated prose line of `template_min_chars` to
             `repetition_min_chars` key bytes, when there are more such lines than `max_medium_line_repeats` (0
             otherwise).
@@ -324,8 +333,10 @@ class FormatMetrics:
             and again (`kimina_format.padding.padded`).
         tactic_prose_lines: Tactic-block lines (comments aside; each occurrence counted) that read as English
             sentences, words, markup or LaTeX (see `FormatConfig.max_tactic_prose_lines`).
-        final_proof_copies: Times the whole final proof (three lines or more, spacing and comments aside) occurs in
-            the tactic blocks.
+        final_proof_copies: Times the whole final proof (three lines or more, spacing, comments and the names of
+            hypotheses aside) occurs in the tactic blocks.
+        short_proof_copies: Times the whole final proof of one or two lines occurs in the tactic blocks, compared as
+            `final_proof_copies` is.
         copied_code_share: Share of the thinking's characters in lines copied from the final code (a copied line
             counted without its spacing).
         copied_to_reasoning: The characters of `copied_code_share` over the reasoning's bytes (`reasoning_chars`).
@@ -402,6 +413,7 @@ class FormatMetrics:
     medium_line_repeats: int = 0
     short_consecutive_repeats: int = 0
     counted_lines: int = 0
+    clause_repeats: int = 0
     loop_lines: int = 0
     near_duplicates: int = 0
     paraphrased_copies: int = 0
@@ -447,6 +459,7 @@ class FormatMetrics:
     padded_tactic_lines: int = 0
     tactic_prose_lines: int = 0
     final_proof_copies: int = 0
+    short_proof_copies: int = 0
     copied_code_share: float = 0.0
     copied_to_reasoning: float = 0.0
     prose_code_share: float = 0.0
@@ -518,6 +531,7 @@ _REPETITION_METRICS = {
     "sentence_opener_share": "sentence_openers",
     "sentence_closer_share": "sentence_closers",
     "counted_lines": "counted_lines",
+    "clause_repeats": "clause_repeats",
 }
 _REPETITION_VALUES = attrgetter(*_REPETITION_METRICS.values())
 
@@ -600,7 +614,7 @@ def measure(
         "paragraph_repeats": max(repetition.paragraph_repeats, _block_repeats(thinking_blocks, blocks.keys)),
         "after_code_chars": len(completion.after_code),
         "code_chars": len(code) if code is not None else 0,
-        "invisible_chars": junk.invisible,
+        "invisible_chars": (junk.invisible - typographic_spaces(data)) if junk.invisible else 0,
         "symbol_chars": junk.symbols,
         "lookalike_chars": junk.lookalikes
         + (mixed_script_letters(text) if junk.foreign else 0)
@@ -624,7 +638,9 @@ def measure(
         "code_indent": _code_indent(code) if code else 0,
         "tactic_blocks": len(blocks.code_lines),
         "distinct_tactic_blocks": len(set(blocks.keys)),
-        "unclosed_fences": [block.closed for block in thinking_blocks].count(False) + _nested_fences(thinking_blocks),
+        "unclosed_fences": [block.closed for block in thinking_blocks].count(False)
+        + _nested_fences(thinking_blocks)
+        + _unclosed_tilde_fence(prose_utf8),
         "tactic_block_lines": blocks.code_lines,
         "tactic_block_proof_lines": blocks.proof_lines,
         "tactics_comment_chars": tactics_comment_chars,
@@ -656,6 +672,7 @@ def measure(
     final_names, final_invocations, _ = tactics_used(final.body)
     prose_copies = _prose_copies(repetition, final)
     copied = _copied_chars(blocks, final) + prose_copies
+    proof_copies, short_proof_copies = _final_proof_copies(blocks, final)
     declarations, literal_chars, helper_chars, trailing, longest = _code_padding(final, formal_statement)
     metrics.update(
         code_lines=final.code_lines,
@@ -671,7 +688,8 @@ def measure(
         code_comment_density=_density(
             code_comment_chars, body_chars + non_space_length("".join(final.header + final.statements))
         ),
-        final_proof_copies=_final_proof_copies(blocks, final),
+        final_proof_copies=proof_copies,
+        short_proof_copies=short_proof_copies,
         copied_code_share=min(copied / thinking_chars, 1.0) if thinking_chars else 0.0,
         copied_to_reasoning=copied / max(metrics["reasoning_chars"], 1),
         prose_code_share=prose_copies / repetition.key_bytes if repetition.key_bytes else 0.0,
@@ -920,6 +938,29 @@ def _nested_fences(blocks: Iterable[Block]) -> int:
     if not _NESTED_FENCE.search("\n" + "\n".join(texts)):
         return 0
     return sum(1 for text in texts if _NESTED_FENCE.search("\n" + text))
+
+
+def _unclosed_tilde_fence(prose: bytes) -> int:
+    """1 when the prose opens a `~~~` fence (Markdown's other fence) that it never closes, else 0.
+
+    Such a fence turns the rest of the thinking into code when rendered, as an unclosed ```` ``` ```` one does. A
+    fence closes with a line of as many of its marks or more and nothing else. Fences of the other mark inside an
+    open one are its text (`~~~~` in a ```` ```text ```` block); an unclosed ```` ``` ```` block is `unclosed_fences`'
+    already.
+    """
+    if b"~~~" not in prose:
+        return 0
+    mark, opened = b"", 0
+    for fence, info in _FENCE_LINE.findall(prose):
+        if not opened:
+            mark, opened = fence[:1], len(fence)
+        elif fence[:1] == mark and len(fence) >= opened and not info.strip():
+            opened = 0
+    return 1 if opened and mark == b"~" else 0
+
+
+# A Markdown fence line: up to three spaces, three backticks or tildes or more, then its info string.
+_FENCE_LINE = re.compile(rb"^ {0,3}(`{3,}|~{3,})([^\n]*)", re.MULTILINE)
 
 
 def _code_loop(blocks: TacticBlockLines, final: LeanParts | None, limit: int | None) -> int:
@@ -1544,20 +1585,36 @@ def _is_prose(line: str, *, english: bool) -> bool:
     return english and _PROSE_LINE.match(line.lower()) is not None
 
 
-def _final_proof_copies(blocks: TacticBlockLines, final: LeanParts) -> int:
-    """Times the final proof body, of `_MIN_PROOF_COPY_LINES` lines or more, occurs in the tactic blocks' codes.
+def _final_proof_copies(blocks: TacticBlockLines, final: LeanParts) -> tuple[int, int]:
+    """Times the final proof body occurs in the tactic blocks' codes, when it is long and when it is short.
 
-    Both are compared as `TacticBlockLines.keys` are: comments blanked, spaces, tabs and newlines deleted.
+    Both are compared with comments blanked, the hypotheses' names folded (`_RENAMABLE_BYTES`: a copy that renames
+    `h₀` to `hA0` is still a copy), statements cut at `;` and spacing deleted. A body of `_MIN_PROOF_COPY_LINES`
+    lines or more counts wherever it stands in a block; a shorter one (`norm_num`, which many steps of a thinking
+    try) only as whole statements (`nlinarith [...]` holds no copy of `linarith`, nor `norm_num at h` of `norm_num`).
     """
     body = [line for line in final.body if line.strip()]
-    if len(body) < _MIN_PROOF_COPY_LINES or not blocks.keys:
-        return 0
-    key = "".join(body).encode(errors=UTF8_ERRORS).translate(None, b" \t")
-    return sum([code.count(key) for code in blocks.keys])
+    if not body or not blocks.keys:
+        return 0, 0
+    key = _proof_statements("\n".join(body))
+    codes = _proof_statements(blocks.code)
+    if len(body) >= _MIN_PROOF_COPY_LINES:
+        return b"".join(codes).count(b"".join(key)), 0
+    if len(key) == 1:
+        return 0, codes.count(key[0])
+    return 0, sum(map(tuple(key).__eq__, zip(*(codes[at:] for at in range(len(key))), strict=False)))
+
+
+def _proof_statements(code: str) -> list[bytes]:
+    """The statements of `code` in UTF-8 (cut at line breaks and `;`), names folded and spacing deleted, blanks out."""
+    folded = _RENAMABLE_BYTES.sub(b"h", code.encode(errors=UTF8_ERRORS)).translate(_STATEMENT_BREAKS, b" \t\r")
+    return list(filter(None, folded.split(b"\n")))
 
 
 # A proof of one or two lines (`norm_num`, `decide`) is what many steps of a thinking try.
 _MIN_PROOF_COPY_LINES = 3
+# `;` ends a statement as a line break does (`_proof_statements`).
+_STATEMENT_BREAKS = bytes.maketrans(b";", b"\n")
 
 
 def _copied_chars(blocks: TacticBlockLines, final: LeanParts) -> int:
@@ -1639,14 +1696,27 @@ _LIST_MARKS = (b"-", b"*", b"+", b".", b")")
 _PROSE_COMMENT_SLACK = 4
 
 
+# A name a copy of the proof may give a hypothesis instead: any name that starts with `h` or `H` and holds no dot
+# (`h`, `h₀`, `hx`, `hA0`, `H1`, `hyp3`, `h₀_3`, `h3a`, the `h₀` of `h₀.1`; `have` too, on both sides alike): code is
+# compared with them folded to `h`. (`_HYPOTHESIS` tells a word of a tactic block's line that is a hypothesis's
+# name, not English.)
+_RENAMABLE = re.compile(r"(?<![\w.'])[hH][\w']*")
+# `_RENAMABLE` in UTF-8 (ASCII letters, digits and subscript digits).
+_RENAMABLE_BYTES = re.compile(rb"(?<![\w.'])[hH](?:[\w']|\xe2\x82[\x80-\x89])*")
+
+
 def _statements(lines: list[str]) -> list[str]:
-    """The Lean statements of `lines` (cut at `;` and `<;>`), spacing deleted and subscript digits made digits."""
+    """The Lean statements of `lines`, cut at `;` and `<;>`, spacing deleted, with subscript digits made digits.
+
+    The hypotheses' names are folded (`_RENAMABLE`): a copy that renames them is still a copy.
+    """
     joined = "\n".join(lines)
     if _SUBSCRIPT.search(joined):
         for subscript, digit in _SUBSCRIPT_DIGITS:
             joined = joined.replace(subscript, digit)
     if ";" in joined:
         joined = joined.replace("<;>", "\n").replace(";", "\n")
+    joined = _RENAMABLE.sub("h", joined)
     return joined.replace(" ", "").replace("\t", "").split("\n")
 
 

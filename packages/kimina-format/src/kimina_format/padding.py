@@ -20,6 +20,7 @@ __all__ = [
     "mixed_script_letters",
     "over_limit_run",
     "padded",
+    "typographic_spaces",
 ]
 
 # Bytes of printable ASCII and newline: deleting them leaves the non-ASCII characters (whole UTF-8 sequences, so it
@@ -127,14 +128,35 @@ def junk_characters(data: bytes) -> Junk:
     )
 
 
-def marked_letters(text: str, marks: str) -> int:
-    """The combining marks of `text` (`marks` lists the different ones) that sit inside a word of two letters or more.
+def typographic_spaces(data: bytes) -> int:
+    """The no-break and thin spaces of UTF-8 `data` where French typography puts them (`Donc :`, `1 000`, `5 %`).
 
-    A mark on a letter alone is a formula's (`u⃗`, `z̄`, `x̂`); inside a word (`L⃓et's`, `e` and U+0301 for `é`) it
-    disguises the word.
+    `_INVISIBLE` counts every no-break space as junk, since padding hides in them; these show where they stand.
+    """
+    return len(_TYPOGRAPHIC_SPACE.findall(data))
+
+
+# A no-break, narrow no-break or thin space before `:`, `;`, `?`, `!`, `%` or `»`, after `«`, or between digits.
+_TYPOGRAPHIC_SPACE = re.compile(
+    rb"(?:\xc2\xa0|\xe2\x80[\xaf\x89])(?=[:;?!%]|\xc2\xbb)|(?<=\xc2\xab)(?:\xc2\xa0|\xe2\x80[\xaf\x89])"
+    rb"|(?<=[0-9])(?:\xc2\xa0|\xe2\x80[\xaf\x89])(?=[0-9])"
+)
+
+
+def marked_letters(text: str, marks: str) -> int:
+    """The combining marks of `text` inside a word of two letters or more, stacked or on a space (`marks`: all kinds).
+
+    A mark on a letter alone is a formula's (`u⃗`, `z̄`, `x̂`, `x⃗̇`); inside a word (`L⃓et's`, `e` and U+0301 for `é`)
+    it disguises the word. Three marks or more stacked on one character (`e` and ten different marks) and a mark on a
+    space or at a line's start (U+0336 striking every word through) hide nothing but pad the text: each counts. Two
+    marks on a letter are a script's (`में` in Hindi, decomposed Vietnamese) or a formula's.
     """
     mark = "[" + re.escape(marks) + "]"
-    return len(re.findall(f"(?<=[^\\W\\d_][^\\W\\d_]){mark}|(?<=[^\\W\\d_]){mark}(?={mark}*[^\\W\\d_])", text))
+    found = re.findall(
+        f"{mark}{{3,}}|(?<=[^\\W\\d_][^\\W\\d_]){mark}|(?<=[^\\W\\d_]){mark}(?={mark}*[^\\W\\d_])|(?<!\\S){mark}",
+        text,
+    )
+    return sum(map(len, found))
 
 
 def _folded(char: str, category: str) -> str | None:

@@ -277,6 +277,8 @@ class Repetition(NamedTuple):
             `_TIC_FLOOR` or more and more than `max_sentence_closer_share` of them (0 otherwise; the same).
         counted_lines: Lines in runs of one sentence written again and again with a counter, all together, when
             more than `max_counted_lines` (0 otherwise; see `_counted_lines`).
+        clause_repeats: Occurrences of the most repeated stretch of clauses, whatever the line breaks, when more than
+            `max_clause_repeats` (0 otherwise; see `_clause_repeats`).
     """
 
     lines: int
@@ -313,6 +315,7 @@ class Repetition(NamedTuple):
     sentence_openers: float = 0.0
     sentence_closers: float = 0.0
     counted_lines: int = 0
+    clause_repeats: int = 0
 
 
 def measure_repetition(
@@ -360,6 +363,9 @@ def measure_repetition(
     openers = _opener_share(keys, data, sum(line_counts.values()), config.max_opener_share)
     short_loop = _short_loop(key_lines, line_counts, top_line, config, text_lines, edges)
     counter_runs = _counted_lines(key_lines, line_counts, top_line, config, text_lines)
+    clauses = _clause_repeats(data, config.max_clause_repeats)
+    if clauses:  # confirmed with each tactic block a break of its own: a lead-in line before each is no loop
+        clauses = _clause_repeats(_block_marked(text_lines(), edges()), config.max_clause_repeats)
     counts = Counter(long)
     reworded = _reworded_copies(long, counts, key_lines, config, text_lines)
     inline = _inline_repeats(long, key_lines, config.max_inline_repeats, text_lines)
@@ -393,6 +399,7 @@ def measure_repetition(
             remarks=remarks,
             opener_share=openers,
             counted_lines=counter_runs,
+            clause_repeats=clauses,
         )
     most = max(counts.values())
     ratio = 1.0 - len(counts) / len(long)
@@ -444,6 +451,7 @@ def measure_repetition(
         _mid_line_remarks(data, config.max_mid_line_remarks),
         *_sentence_tics(data, config.max_sentence_opener_share, config.max_sentence_closer_share),
         counted_lines=counter_runs,
+        clause_repeats=clauses,
     )
 
 
@@ -597,6 +605,18 @@ def _one_place_apart(a: bytes, b: bytes) -> bool:
 _REWORDED_SHARE_BYTES = 60
 _REWORDED_SHARE_LINES = 12
 _REWORDED_SHARE_BAND = 24
+# Bytes from a clause's start that `_clause_repeats` compares (whitespace deleted): about twenty words.
+_CLAUSE_STRETCH = 120
+# A stretch with this many TeX commands or dollar signs is a formula's, not a passage's (`_clause_repeats`).
+_MATH_MARKS = re.compile(rb"(?:[^\\$]*[\\$]){14}")
+# What `_clause_repeats` deletes from the prose, so that a line break moved, a word emphasised or a counter in
+# brackets is no change: ASCII whitespace and emphasis marks, then non-ASCII spaces and counters.
+_STREAM_DELETE = b" \t\n\r\x0b\x0c*_"
+_STREAM_NOISE = re.compile(rb"\xc2\xa0|\xe2\x80[\x80-\x8b\xaf]|\xe2\x81\x9f|\xe3\x80\x80|\([0-9]+\)")
+# Bytes of the probes `_clause_repeats` counts in a clause long enough to hold `_RUN_PROBES` of them: a copy of a
+# formula's parts is shorter.
+_RUN_PROBE = 80
+_RUN_PROBES = 8
 _REWORDED_SHARE_PEERS = 8
 _REWORDED_SHARE_PARTNERS = 4
 _REWORDED_SHARE_EDIT = 24
@@ -705,9 +725,10 @@ def _restated(unit: bytes, before: bytes, stretches: int = 2) -> int:
     """How `unit` restates `before`: `_AGAIN`, `_CHANGED` or `_DIFFERENT`.
 
     `_AGAIN` when it is `before` again, or with up to `stretches` stretches of `_ECHO_EDIT` bytes or fewer (a word or
-    two) dropped or added; `_CHANGED` when a stretch is changed too. A changed stretch holds no digit on either side:
+    two) dropped or added; `_CHANGED` when a stretch is changed too, unless a number in it changed into a number:
     `x = 2 gives 5` after `x = 1 gives 3` is the next case worked, not an echo. Two stretches lie on either side of a
-    kept core, found by a probe of `before`'s differing middle (or one beside it, where a stretch hid it).
+    kept core, found by a probe of `before`'s differing middle (or one beside it, where a stretch hid it); two words
+    changed close together are one stretch of twice the length, when the unit keeps `_ECHO_CHARS` bytes around it.
     """
     if unit == before:
         return _AGAIN
@@ -723,9 +744,12 @@ def _restated(unit: bytes, before: bytes, stretches: int = 2) -> int:
     if max(len(new), len(old)) <= _ECHO_EDIT:
         if not (new and old):
             return _AGAIN
-        return _DIFFERENT if _DIGIT.search(new) or _DIGIT.search(old) else _CHANGED
+        return _DIFFERENT if _DIGIT.search(new) and _DIGIT.search(old) else _CHANGED
     if stretches < 2:
         return _DIFFERENT
+    # Two words changed close together: one stretch of two edits' length, in a unit that keeps most of its bytes.
+    if max(len(new), len(old)) <= 2 * _ECHO_EDIT and start + end >= _ECHO_CHARS:
+        return _DIFFERENT if _DIGIT.search(new) and _DIGIT.search(old) else _CHANGED
     middle = start + len(old) // 2
     for at in (middle, middle - _PROBE, middle + _PROBE):
         probe = before[at : at + _PROBE]
@@ -756,6 +780,52 @@ def _doubled(unit: bytes) -> bool:
         if at < _PROBE:
             return False
     return _restated(unit[at:], unit[:at]) != _DIFFERENT and len(set(unit[:at])) >= _PHRASE_BYTES
+
+
+def _clause_repeats(data: bytes, limit: int | None) -> int:
+    """Occurrences of the most repeated stretch of clauses of the prose, whatever its line breaks, when over `limit`.
+
+    The prose is read as one stream: its whitespace (no-break and thin spaces too), emphasis marks (`*`, `_`) and
+    counters in brackets (`(3)`) are deleted, ASCII case is folded, digits are kept, and sentence and clause ends
+    (`.?!;:,`) cut it into clauses. A stretch is the `_CLAUSE_STRETCH` bytes from a clause's
+    start on. A paragraph looped with its lines broken at new places in each copy (or its sentences put on new
+    lines) repeats no line, but every stretch of it. The cases of an enumeration differ in their numbers, and a
+    stretch of one runs into the next case's, unless the verdict they share is that long. A stretch of a formula
+    (`_MATH_MARKS`) is left out: real reasoning restates a formula eight times. A clause long enough to hold `_RUN_PROBES` probes (a passage without clause ends
+    looped, whose copies make one clause) counts its probe at a quarter, a half and three quarters of it.
+    """
+    if limit is None:
+        return 0
+    stream = _STREAM_NOISE.sub(b"", data.translate(_ECHO_TABLE, _STREAM_DELETE))
+    clauses = stream.split(b"\0")
+    # A stretch occurs no more often than the clause it starts with: only the clauses that occur over the limit
+    # (and are no word or two, which the clause after them starts a stretch too) start one.
+    counts = Counter(clauses)
+    frequent = {clause for clause in compress(counts, map(limit.__lt__, counts.values())) if len(clause) >= _PROBE}
+    most = 0
+    if frequent:
+        starts = list(accumulate(map((1).__add__, map(len, clauses)), initial=0))
+        starts = list(compress(starts, map(frequent.__contains__, clauses)))
+        stretches = map(stream.__getitem__, map(slice, starts, map(_CLAUSE_STRETCH.__add__, starts)))
+        counts = Counter(compress(stretches, map(_CLAUSE_STRETCH.__le__, map(len(stream).__sub__, starts))))
+        # A formula restated (`$\frac{\log 5}{\log 4} \cdot ...$` eight times in a real thinking) is no passage.
+        most = next((n for stretch, n in counts.most_common() if _MATH_MARKS.search(stretch) is None), 0)
+    for run in compress(clauses, map((_RUN_PROBES * _RUN_PROBE).__le__, map(len, clauses))):
+        size = len(run)
+        most = max(most, *(run.count(run[at : at + _RUN_PROBE]) for at in (size // 4, size // 2, 3 * size // 4)))
+    return most if most > limit else 0
+
+
+def _block_marked(lines: list[str], edges: Sequence[int]) -> bytes:
+    """The prose's `lines` in UTF-8 with a line of its own before each line that follows a block, numbered apart.
+
+    A stretch of the prose that runs over a block then holds the block's number, so the lead-in lines of a dozen
+    tactic blocks (`Let's try another hint:`) make no stretch that repeats.
+    """
+    marked = list(lines)
+    for number, at in enumerate(sorted(set(edges), reverse=True)):
+        marked.insert(at, f"\0{number}\0")
+    return "\n".join(marked).encode(errors=UTF8_ERRORS)
 
 
 def _pair_repeats(

@@ -342,6 +342,14 @@ def _spread_repetition(m: FormatMetrics, config: FormatConfig) -> list[Violation
                 f"a passage of two lines or more occurs {m.passage_repeats} times in the thinking (limit {limit})",
             )
         )
+    limit = config.max_clause_repeats
+    if limit is not None and m.clause_repeats > limit:
+        violations.append(
+            Violation(
+                Code.PARAGRAPH_REPEATS,
+                f"a stretch of the prose occurs {m.clause_repeats} times, whatever its line breaks (limit {limit})",
+            )
+        )
     limit = config.max_often_repeated_lines
     if limit is not None and m.often_repeated_lines > limit:
         violations.append(
@@ -459,6 +467,15 @@ def tactic_blocks(c: Completion, m: FormatMetrics, config: FormatConfig) -> list
             Violation(
                 Code.COPIED_CODE,
                 f"the tactic blocks hold the whole final proof {m.final_proof_copies} times (limit {most})",
+            )
+        )
+    most = config.max_short_proof_copies
+    if most is not None and m.short_proof_copies > most:
+        violations.append(
+            Violation(
+                Code.COPIED_CODE,
+                f"the tactic blocks hold the whole final proof of one or two lines {m.short_proof_copies} times"
+                f" (limit {most})",
             )
         )
     share = config.max_copied_code_share
