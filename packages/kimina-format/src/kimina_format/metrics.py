@@ -571,13 +571,21 @@ def measure(
     junk = junk_characters(rest)
     if junk.folds is None:
         repetition = measure_repetition(
-            completion.prose_utf8, config, lambda: completion.prose, lambda: completion.block_edges
+            completion.prose_utf8,
+            config,
+            lambda: completion.prose,
+            lambda: completion.block_edges,
+            wide_spaces=junk.invisible > 0,
         )
     else:
         # Copies disguised by accents or punctuation variants at other places are compared as the same text.
         folded = completion.prose.translate(junk.folds)
         repetition = measure_repetition(
-            folded.encode(errors=UTF8_ERRORS), config, lambda: folded, lambda: completion.block_edges
+            folded.encode(errors=UTF8_ERRORS),
+            config,
+            lambda: folded,
+            lambda: completion.block_edges,
+            wide_spaces=junk.invisible > 0,
         )
     thinking_blocks = completion.thinking_blocks
     blocks = tactic_block_lines(completion.tactic_blocks)
@@ -671,8 +679,9 @@ def measure(
     body_chars = non_space_length("".join(final.body))
     final_names, final_invocations, _ = tactics_used(final.body)
     prose_copies = _prose_copies(repetition, final)
-    copied = _copied_chars(blocks, final) + prose_copies
-    proof_copies, short_proof_copies = _final_proof_copies(blocks, final)
+    block_statements = _statements([*blocks.body, *blocks.other])
+    copied = _copied_chars(block_statements, final) + prose_copies
+    proof_copies, short_proof_copies = _final_proof_copies(block_statements, final)
     declarations, literal_chars, helper_chars, trailing, longest = _code_padding(final, formal_statement)
     metrics.update(
         code_lines=final.code_lines,
@@ -1585,48 +1594,39 @@ def _is_prose(line: str, *, english: bool) -> bool:
     return english and _PROSE_LINE.match(line.lower()) is not None
 
 
-def _final_proof_copies(blocks: TacticBlockLines, final: LeanParts) -> tuple[int, int]:
-    """Times the final proof body occurs in the tactic blocks' codes, when it is long and when it is short.
+def _final_proof_copies(block_statements: list[str], final: LeanParts) -> tuple[int, int]:
+    """Times the final proof body occurs in the tactic blocks' statements, when it is long and when it is short.
 
-    Both are compared with comments blanked, the hypotheses' names folded (`_RENAMABLE_BYTES`: a copy that renames
-    `h₀` to `hA0` is still a copy), statements cut at `;` and spacing deleted. A body of `_MIN_PROOF_COPY_LINES`
-    lines or more counts wherever it stands in a block; a shorter one (`norm_num`, which many steps of a thinking
-    try) only as whole statements (`nlinarith [...]` holds no copy of `linarith`, nor `norm_num at h` of `norm_num`).
+    Both are compared by `_statements` (spacing deleted, cut at `;`, the hypotheses' names folded: a copy that
+    renames `h₀` to `hA0` is still a copy). A body of `_MIN_PROOF_COPY_LINES` lines or more counts wherever it stands
+    in the blocks; a shorter one (`norm_num`, which many steps of a thinking try) only as whole statements
+    (`nlinarith [...]` holds no copy of `linarith`, nor `norm_num at h` of `norm_num`).
     """
-    body = [line for line in final.body if line.strip()]
-    if not body or not blocks.keys:
+    key = list(filter(None, _statements(list(final.body))))
+    codes = list(filter(None, block_statements))
+    if not key or not codes:
         return 0, 0
-    key = _proof_statements("\n".join(body))
-    codes = _proof_statements(blocks.code)
-    if len(body) >= _MIN_PROOF_COPY_LINES:
-        return b"".join(codes).count(b"".join(key)), 0
+    if sum(1 for line in final.body if line.strip()) >= _MIN_PROOF_COPY_LINES:
+        return "".join(codes).count("".join(key)), 0
     if len(key) == 1:
         return 0, codes.count(key[0])
     return 0, sum(map(tuple(key).__eq__, zip(*(codes[at:] for at in range(len(key))), strict=False)))
 
 
-def _proof_statements(code: str) -> list[bytes]:
-    """The statements of `code` in UTF-8 (cut at line breaks and `;`), names folded and spacing deleted, blanks out."""
-    folded = _RENAMABLE_BYTES.sub(b"h", code.encode(errors=UTF8_ERRORS)).translate(_STATEMENT_BREAKS, b" \t\r")
-    return list(filter(None, folded.split(b"\n")))
-
-
 # A proof of one or two lines (`norm_num`, `decide`) is what many steps of a thinking try.
 _MIN_PROOF_COPY_LINES = 3
-# `;` ends a statement as a line break does (`_proof_statements`).
-_STATEMENT_BREAKS = bytes.maketrans(b";", b"\n")
 
 
-def _copied_chars(blocks: TacticBlockLines, final: LeanParts) -> int:
+def _copied_chars(block_statements: list[str], final: LeanParts) -> int:
     """Characters of the tactic blocks' statements copied from the final code (each counted without its spacing).
 
-    Tactic-block statements count when they equal one of the final code's (its header, its signatures and its
-    proof, split the same way), compared by `_statements`: spacing deleted, subscript digits written as digits,
-    lines cut at `;` and `<;>`, so a proof pasted re-spaced, joined on one line or with `h0` for `h₀` is still a
-    copy. The prose's copies (`_prose_copies`) are counted apart.
+    Tactic-block statements (`block_statements`, by `_statements`) count when they equal one of the final code's
+    (its header, its signatures and its proof, split the same way): spacing deleted, subscript digits written as
+    digits, hypotheses' names folded, lines cut at `;` and `<;>`, so a proof pasted re-spaced, joined on one line or
+    with its hypotheses renamed is still a copy. The prose's copies (`_prose_copies`) are counted apart.
     """
     final_statements = set(_statements([*final.body, *final.header, *final.statements]))
-    return sum(map(len, filter(final_statements.__contains__, _statements([*blocks.body, *blocks.other]))))
+    return sum(map(len, filter(final_statements.__contains__, block_statements)))
 
 
 def _prose_copies(repetition: Repetition, final: LeanParts) -> int:
@@ -1701,8 +1701,6 @@ _PROSE_COMMENT_SLACK = 4
 # compared with them folded to `h`. (`_HYPOTHESIS` tells a word of a tactic block's line that is a hypothesis's
 # name, not English.)
 _RENAMABLE = re.compile(r"(?<![\w.'])[hH][\w']*")
-# `_RENAMABLE` in UTF-8 (ASCII letters, digits and subscript digits).
-_RENAMABLE_BYTES = re.compile(rb"(?<![\w.'])[hH](?:[\w']|\xe2\x82[\x80-\x89])*")
 
 
 def _statements(lines: list[str]) -> list[str]:

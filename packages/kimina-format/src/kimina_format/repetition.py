@@ -323,13 +323,16 @@ def measure_repetition(
     config: FormatConfig,
     text: Callable[[], str],
     edges: Callable[[], Sequence[int]] = tuple,
+    *,
+    wide_spaces: bool = True,
 ) -> Repetition:
     """Measure the repeated lines, the longest loop and the near-duplicates of a completion's prose.
 
     `data` is the prose in UTF-8, and `text()` gives it as a string (only asked for to confirm a loop). `edges()`
     gives the lines of the prose that follow a tactic or Lean block of the thinking (`Completion.block_edges`): lines
     on either side of a block are not in a row, and the line before one may lead into each (`In Lean 4, we can
-    write:`); they are only asked for when a loop or a repeated line must be confirmed.
+    write:`); they are only asked for when a loop or a repeated line must be confirmed. `wide_spaces` False says
+    the prose holds no no-break, thin or ideographic space (junk a caller has counted), so none is looked for.
     """
     # The prose's lines, split once for all the rules that confirm on them, and only when one must.
     text_lines = lru_cache(maxsize=None)(lambda: text().split("\n"))
@@ -363,9 +366,9 @@ def measure_repetition(
     openers = _opener_share(keys, data, sum(line_counts.values()), config.max_opener_share)
     short_loop = _short_loop(key_lines, line_counts, top_line, config, text_lines, edges)
     counter_runs = _counted_lines(key_lines, line_counts, top_line, config, text_lines)
-    clauses = _clause_repeats(data, config.max_clause_repeats)
+    clauses = _clause_repeats(data, config.max_clause_repeats, wide_spaces)
     if clauses:  # confirmed with each tactic block a break of its own: a lead-in line before each is no loop
-        clauses = _clause_repeats(_block_marked(text_lines(), edges()), config.max_clause_repeats)
+        clauses = _clause_repeats(_block_marked(text_lines(), edges()), config.max_clause_repeats, wide_spaces)
     counts = Counter(long)
     reworded = _reworded_copies(long, counts, key_lines, config, text_lines)
     inline = _inline_repeats(long, key_lines, config.max_inline_repeats, text_lines)
@@ -610,9 +613,10 @@ _CLAUSE_STRETCH = 120
 # A stretch with this many TeX commands or dollar signs is a formula's, not a passage's (`_clause_repeats`).
 _MATH_MARKS = re.compile(rb"(?:[^\\$]*[\\$]){14}")
 # What `_clause_repeats` deletes from the prose, so that a line break moved, a word emphasised or a counter in
-# brackets is no change: ASCII whitespace and emphasis marks, then non-ASCII spaces and counters.
+# brackets is no change: ASCII whitespace and emphasis marks, counters, and no-break, thin and ideographic spaces.
 _STREAM_DELETE = b" \t\n\r\x0b\x0c*_"
-_STREAM_NOISE = re.compile(rb"\xc2\xa0|\xe2\x80[\x80-\x8b\xaf]|\xe2\x81\x9f|\xe3\x80\x80|\([0-9]+\)")
+_COUNTER = re.compile(rb"\([0-9]+\)")
+_WIDE_SPACE = re.compile(rb"\xc2\xa0|\xe2\x80[\x80-\x8b\xaf]|\xe2\x81\x9f|\xe3\x80\x80")
 # Bytes of the probes `_clause_repeats` counts in a clause long enough to hold `_RUN_PROBES` of them: a copy of a
 # formula's parts is shorter.
 _RUN_PROBE = 80
@@ -782,7 +786,7 @@ def _doubled(unit: bytes) -> bool:
     return _restated(unit[at:], unit[:at]) != _DIFFERENT and len(set(unit[:at])) >= _PHRASE_BYTES
 
 
-def _clause_repeats(data: bytes, limit: int | None) -> int:
+def _clause_repeats(data: bytes, limit: int | None, wide_spaces: bool = True) -> int:
     """Occurrences of the most repeated stretch of clauses of the prose, whatever its line breaks, when over `limit`.
 
     The prose is read as one stream: its whitespace (no-break and thin spaces too), emphasis marks (`*`, `_`) and
@@ -796,7 +800,9 @@ def _clause_repeats(data: bytes, limit: int | None) -> int:
     """
     if limit is None:
         return 0
-    stream = _STREAM_NOISE.sub(b"", data.translate(_ECHO_TABLE, _STREAM_DELETE))
+    stream = _COUNTER.sub(b"", data.translate(_ECHO_TABLE, _STREAM_DELETE))
+    if wide_spaces:
+        stream = _WIDE_SPACE.sub(b"", stream)
     clauses = stream.split(b"\0")
     # A stretch occurs no more often than the clause it starts with: only the clauses that occur over the limit
     # (and are no word or two, which the clause after them starts a stretch too) start one.
