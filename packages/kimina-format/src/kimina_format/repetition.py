@@ -791,12 +791,13 @@ def _clause_repeats(data: bytes, limit: int | None, wide_spaces: bool = True) ->
 
     The prose is read as one stream: its whitespace (no-break and thin spaces too), emphasis marks (`*`, `_`) and
     counters in brackets (`(3)`) are deleted, ASCII case is folded, digits are kept, and sentence and clause ends
-    (`.?!;:,`) cut it into clauses. A stretch is the `_CLAUSE_STRETCH` bytes from a clause's
-    start on. A paragraph looped with its lines broken at new places in each copy (or its sentences put on new
-    lines) repeats no line, but every stretch of it. The cases of an enumeration differ in their numbers, and a
-    stretch of one runs into the next case's, unless the verdict they share is that long. A stretch of a formula
-    (`_MATH_MARKS`) is left out: real reasoning restates a formula eight times. A clause long enough to hold `_RUN_PROBES` probes (a passage without clause ends
-    looped, whose copies make one clause) counts its probe at a quarter, a half and three quarters of it.
+    (`.?!;:,`) cut it into clauses. A stretch is the `_CLAUSE_STRETCH` bytes from a clause's start on. A paragraph
+    looped with its lines broken at new places in each copy (or its sentences put on new lines) repeats no line,
+    but every stretch of it. The cases of an enumeration differ in their numbers, and a stretch of one runs into the
+    next case's, unless the verdict they share is that long. A stretch of a formula (`_MATH_MARKS`) is left out:
+    real reasoning restates a formula eight times. A clause long enough to hold `_RUN_PROBES` probes (a passage
+    without clause ends looped, whose copies make one clause) counts its probe at a quarter, a half and three
+    quarters of it.
     """
     if limit is None:
         return 0
