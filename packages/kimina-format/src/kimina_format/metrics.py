@@ -569,13 +569,14 @@ def measure(
     # The whitespace, the control bytes and the non-ASCII characters: what the junk and whitespace measures read.
     rest = data.translate(None, _VISIBLE_ASCII)
     junk = junk_characters(rest)
+    wide_spaces = junk.invisible > 0  # a no-break or thin space is invisible junk until typography excuses it
     if junk.folds is None:
         repetition = measure_repetition(
             completion.prose_utf8,
             config,
             lambda: completion.prose,
             lambda: completion.block_edges,
-            wide_spaces=junk.invisible > 0,
+            wide_spaces=wide_spaces,
         )
     else:
         # Copies disguised by accents or punctuation variants at other places are compared as the same text.
@@ -585,7 +586,7 @@ def measure(
             config,
             lambda: folded,
             lambda: completion.block_edges,
-            wide_spaces=junk.invisible > 0,
+            wide_spaces=wide_spaces,
         )
     thinking_blocks = completion.thinking_blocks
     blocks = tactic_block_lines(completion.tactic_blocks)
@@ -1213,9 +1214,8 @@ def _summary_copies(summary: str, repetition: Repetition, code: str | None) -> d
 # leaves, `t <|> u` runs `u` only when `t` fails, `try` undoes a failure: Lean accepts whatever parses there, a hundred
 # lines under `all_goals` after the last goal, after `linarith <;>`, or after `done <|>`. The words take a block of
 # tactics (a tactic sequence), but `first`, which takes alternatives; the combinators take one tactic.
-_BLOCK_GUARDS = (
-    *("all_goals", "any_goals", "try", "repeat'", "repeat", "iterate", "fail_if_success", "success_if_fail_with_msg"),
-)
+_BLOCK_GUARDS: tuple[str, ...] = ("all_goals", "any_goals", "try", "repeat'", "repeat", "iterate", "fail_if_success")
+_BLOCK_GUARDS += ("success_if_fail_with_msg",)
 _COMBINATORS = ("<;>", "<|>")
 _GUARD_WORDS = (*_BLOCK_GUARDS, "first", *_COMBINATORS)
 # Literals alone, so the regex engine skips ahead to them in C; `_next_guard` checks that a word stands alone.

@@ -745,15 +745,15 @@ def _restated(unit: bytes, before: bytes, stretches: int = 2) -> int:
     start = _common_opening(unit, before, shorter)
     end = _common_ending(unit, before, shorter - start)  # no longer than what the opening leaves of the shorter
     new, old = unit[start : len(unit) - end], before[start : len(before) - end]
-    if max(len(new), len(old)) <= _ECHO_EDIT:
-        if not (new and old):
-            return _AGAIN
+    longest = max(len(new), len(old))
+    if longest <= _ECHO_EDIT and not (new and old):
+        return _AGAIN
+    # One stretch changed; or two words changed close together, one stretch of two edits' length in a unit that
+    # keeps most of its bytes.
+    if longest <= _ECHO_EDIT or (stretches == 2 and longest <= 2 * _ECHO_EDIT and start + end >= _ECHO_CHARS):
         return _DIFFERENT if _DIGIT.search(new) and _DIGIT.search(old) else _CHANGED
     if stretches < 2:
         return _DIFFERENT
-    # Two words changed close together: one stretch of two edits' length, in a unit that keeps most of its bytes.
-    if max(len(new), len(old)) <= 2 * _ECHO_EDIT and start + end >= _ECHO_CHARS:
-        return _DIFFERENT if _DIGIT.search(new) and _DIGIT.search(old) else _CHANGED
     middle = start + len(old) // 2
     for at in (middle, middle - _PROBE, middle + _PROBE):
         probe = before[at : at + _PROBE]
