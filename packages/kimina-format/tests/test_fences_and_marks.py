@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from kimina_format import ViolationCode, check_format
 from kimina_format.testing import (
@@ -21,35 +20,26 @@ from kimina_format.testing import (
     build_completion,
     change_prose_lines,
     red_team_tests,
-    thinking_of,
-    with_thinking,
+    thinking_edit,
 )
 from kimina_format.testing import RedTeamCase as Case
 
-Row = dict[str, Any]
 _MARKS = "".join(chr(0x300 + j) for j in range(10))
 
 
-def _thinking(change: Callable[[str], str]) -> Edit:
-    def edit(row: Row) -> Row:
-        return {**row, "completion": with_thinking(row["completion"], change(thinking_of(row["completion"])))}
-
-    return edit
-
-
 def _prose(change: Callable[[str], str]) -> Edit:
-    return _thinking(lambda thinking: change_prose_lines(thinking, lambda line, i: change(line)))
+    return thinking_edit(lambda thinking: change_prose_lines(thinking, lambda line, i: change(line)))
 
 
 ATTACKS = {
     "an_unclosed_tilde_fence_first": Case(
-        "fence_unclosed", _thinking(lambda t: "Let me try:\n~~~lean\n  nlinarith [sq_nonneg (x - 1)]\n\n" + t)
+        "fence_unclosed", thinking_edit(lambda t: "Let me try:\n~~~lean\n  nlinarith [sq_nonneg (x - 1)]\n\n" + t)
     ),
     "an_unclosed_bare_tilde_fence_last": Case(
-        "fence_unclosed", _thinking(lambda t: t + "\n\nLet me try:\n~~~\n  nlinarith [sq_nonneg (x - 1)]\n")
+        "fence_unclosed", thinking_edit(lambda t: t + "\n\nLet me try:\n~~~\n  nlinarith [sq_nonneg (x - 1)]\n")
     ),
     "a_tilde_fence_closed_by_too_few_tildes": Case(
-        "fence_unclosed", _thinking(lambda t: "~~~~\n  norm_num\n~~~\n\n" + t)
+        "fence_unclosed", thinking_edit(lambda t: "~~~~\n  norm_num\n~~~\n\n" + t)
     ),
     "ten_stacked_marks_after_every_line": Case("max_lookalike_chars", _prose(lambda line: line + " e" + _MARKS)),
     "three_acute_accents_after_every_line": Case("max_lookalike_chars", _prose(lambda line: line + "\u0301" * 3)),
@@ -58,32 +48,37 @@ ATTACKS = {
 }
 
 LOOK_ALIKES = {
-    "a_closed_tilde_fence": Case("fence_unclosed", _thinking(lambda t: t + "\n\n~~~\nx = 3\n~~~\n")),
+    "a_closed_tilde_fence": Case("fence_unclosed", thinking_edit(lambda t: t + "\n\n~~~\nx = 3\n~~~\n")),
     "a_closed_tilde_fence_with_a_language": Case(
-        "fence_unclosed", _thinking(lambda t: "~~~lean\n  norm_num\n~~~\n\n" + t)
+        "fence_unclosed", thinking_edit(lambda t: "~~~lean\n  norm_num\n~~~\n\n" + t)
     ),
     "french_spacing_before_every_colon": Case(
         "max_invisible_chars", _prose(lambda line: line.replace(":", "\u00a0:").replace("?", "\u202f?"))
     ),
     # Tilde fences inside a closed ```` ```text ```` block are its text (the twenty-ninth red team: 188 of 188 lost).
     "a_rule_of_tildes_in_a_text_block": Case(
-        "fence_unclosed", _thinking(lambda t: "The output looked like:\n\n```text\n~~~~~~~~\nresult: 17\n```\n\n" + t)
+        "fence_unclosed",
+        thinking_edit(lambda t: "The output looked like:\n\n```text\n~~~~~~~~\nresult: 17\n```\n\n" + t),
     ),
     # Two marks on one letter: Hindi's vowel sign and nasal mark (`में`), a vector's velocity (`x⃗̇`).
-    "hindi_words_with_two_marks": Case("max_lookalike_chars", _thinking(lambda t: t + "\n\n" + "में है, " * 12 + "में।")),
+    "hindi_words_with_two_marks": Case(
+        "max_lookalike_chars", thinking_edit(lambda t: t + "\n\n" + "में है, " * 12 + "में।")
+    ),
     "velocities_of_vectors": Case(
         "max_lookalike_chars",
-        _thinking(lambda t: t + "\n\n" + ", ".join(["x\u20d7\u0307"] * 17) + " are the velocities."),
+        thinking_edit(lambda t: t + "\n\n" + ", ".join(["x\u20d7\u0307"] * 17) + " are the velocities."),
     ),
     "french_numbers_and_percents": Case(
         "max_invisible_chars",
-        _thinking(
+        thinking_edit(
             lambda t: t + "\n\nBilan : " + ", ".join(f"{k}\u202f000 cas ({k}\u00a0%)" for k in range(1, 21)) + "."
         ),
     ),
     "hats_on_letters_alone": Case(
         "max_lookalike_chars",
-        _thinking(lambda t: "Let x\u0302 be the estimate and y\u0302 its bound, so that x\u0302 \u2264 y\u0302.\n" + t),
+        thinking_edit(
+            lambda t: "Let x\u0302 be the estimate and y\u0302 its bound, so that x\u0302 \u2264 y\u0302.\n" + t
+        ),
     ),
 }
 

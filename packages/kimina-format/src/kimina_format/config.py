@@ -217,6 +217,10 @@ class FormatConfig:
         max_code_indent: Most spaces the least indented line of the final code's indented lines may start with:
             Lean takes a proof indented by 40 as well as by 2.
         max_tab_chars: Most tab characters anywhere (the models write none; in code Lean refuses them).
+        max_blank_markup: Most pieces of markup anywhere that render as blank space or as nothing: HTML comments,
+            tags and character entities (`&nbsp;`, `<br>`, `<!-- -->`), TeX's spaces and invisible boxes (quad,
+            hspace, phantom, kern) and TeX thin spaces two or more in a row (one alone is a formula's, before `dx`):
+            `&nbsp;` after every line pads it without a whitespace character.
         max_invisible_chars: Most invisible characters anywhere: zero-width and other format characters, non-ASCII
             spaces (no-break, ideographic, ...), control characters, variation selectors, blank Braille, lone
             surrogates, and every character of Unicode's format category or unassigned.
@@ -362,6 +366,7 @@ class FormatConfig:
     max_code_indent: int | None = 8
     max_code_whitespace_share: float | None = 0.7
     max_tab_chars: int | None = 64
+    max_blank_markup: int | None = 16
     max_invisible_chars: int | None = 32
     max_symbol_chars: int | None = 400
     max_lookalike_chars: int | None = 32

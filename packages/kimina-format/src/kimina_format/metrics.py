@@ -28,6 +28,7 @@ from kimina_format.lean_source import (
 )
 from kimina_format.lean_statement import LeanText
 from kimina_format.padding import (
+    blank_markup,
     junk_characters,
     marked_letters,
     mixed_script_letters,
@@ -303,6 +304,7 @@ class FormatMetrics:
             or stretches of twelve or more of them mixed, within lines of text (see
             `FormatConfig.max_punctuation_run_chars`).
         tab_chars: Tab characters anywhere.
+        blank_markup: Markup anywhere that renders as blank space or as nothing (`kimina_format.padding.blank_markup`).
         space_run: Most spaces and tabs in a row anywhere, when more than `max_space_run` (0 otherwise: shorter runs
             are not measured, which would cost a dozen scans of the text).
         blank_line_run: Most blank lines in a row anywhere (lines of spaces or tabs are blank, and in the prose
@@ -440,6 +442,7 @@ class FormatMetrics:
     lookalike_chars: int = 0
     punctuation_run_chars: int = 0
     tab_chars: int = 0
+    blank_markup: int = 0
     space_run: int = 0
     blank_line_run: int = 0
     extra_blank_lines: int = 0
@@ -630,6 +633,7 @@ def measure(
         + (marked_letters(text, junk.marks) if junk.marks else 0),
         "punctuation_run_chars": _punctuation_run_chars(prose_utf8, lambda: completion.prose),
         "tab_chars": junk.tabs,
+        "blank_markup": blank_markup(data),
         # Spaces and tabs make one run (`" \t" * 1000` is padding too).
         "space_run": over_limit_run(text.replace("\t", " ") if "\t" in text else text, " ", max_space_run),
         "blank_line_run": blank_line_run,

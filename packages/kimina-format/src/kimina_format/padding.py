@@ -14,6 +14,7 @@ from kimina_format.parsing import UTF8_ERRORS
 
 __all__ = [
     "Junk",
+    "blank_markup",
     "junk_characters",
     "longest_run",
     "marked_letters",
@@ -141,6 +142,80 @@ _TYPOGRAPHIC_SPACE = re.compile(
     rb"(?:\xc2\xa0|\xe2\x80[\xaf\x89])(?=[:;?!%]|\xc2\xbb)|(?<=\xc2\xab)(?:\xc2\xa0|\xe2\x80[\xaf\x89])"
     rb"|(?<=[0-9])(?:\xc2\xa0|\xe2\x80[\xaf\x89])(?=[0-9])"
 )
+
+
+def blank_markup(data: bytes) -> int:
+    r"""Occurrences of the markup in UTF-8 `data` that pads a line without a whitespace character.
+
+    HTML comments, tags and character entities (`&nbsp;`, `&#8203;`, `<!-- -->`, `<br>`) and Markdown links without
+    their text (`[](#1)`) render as nothing. TeX's spaces and invisible boxes (`\hspace{10cm}`, `\phantom{x}`,
+    `\quad`) render as blank space, and pad when three stand in a row or any at a formula's edge (`_tex_padding`).
+    """
+    count = sum(len(found.findall(data)) for found in (_HTML_TAG, _ENTITY, _EMPTY_LINK, _EDGE_BLANK))
+    units = list(_TEX_SPACE.finditer(data))
+    return count + _tex_padding(data, units) if units else count
+
+
+def _tex_padding(data: bytes, units: list[re.Match[bytes]]) -> int:
+    r"""The runs of TeX spaces (`units`, in order) that pad `data`: three or more in a row, or any at a formula's edge.
+
+    Inside a formula, one TeX space between two of its parts, or two in a row, is its layout (`x = 1, \quad y = 2`,
+    `\int\!\!\int f \,dx\,dy`, `k \;\; \text{since}`, `\phantom{-}1` aligning signs); `$\quad$` or `$x = 1 \quad$`
+    pads it. Outside a formula TeX is not rendered, so `\quad` shows as written.
+    """
+    count = 0
+    start, end, size = units[0].start(), units[0].end(), 1
+    for unit in [*units[1:], None]:
+        if unit is not None and data[end : unit.start()].isspace():
+            end, size = unit.end(), size + 1
+            continue
+        if (
+            size >= 3
+            or data[max(0, start - 64) : start].rstrip().endswith(_FORMULA_OPENERS)
+            or data[end : end + 64].lstrip().startswith(_FORMULA_CLOSERS)
+        ):
+            count += 1
+        if unit is not None:
+            start, end, size = unit.start(), unit.end(), 1
+    return count
+
+
+_FORMULA_OPENERS = (b"$", b"\\(", b"\\[")
+_FORMULA_CLOSERS = (b"$", b"\\)", b"\\]")
+_TEX_ARG = rb"\s*\{[^{}\n]*(?:\{[^{}\n]*\}[^{}\n]*)*\}"
+# TeX's spaces and invisible boxes; TeX is case-sensitive. The character after the backslash is looked at first, so
+# the many other commands of a formula (`\frac`, `\cdot`) cost one test each.
+_TEX_SPACE = re.compile(
+    rb"\\(?=[qenhvsmrtkp,;:!>])"
+    rb"(?:(?:q?quad|en(?:space|skip)|(?:neg)?(?:thin|med|thick)space|nobreakspace|space|[hv]fil+|[hv]ss"
+    rb"|(?:small|med|big)skip|null|relax|strut|mathstrut)(?![a-zA-Z])|[,;:!>]"
+    rb"|(?:[hv]space\*?|[hv]?phantom|smash|mspace|rule(?:\[[^\]\n]*\])?"
+    + _TEX_ARG
+    + rb")"
+    + _TEX_ARG
+    + rb"|(?:m?kern|[hmv]skip)\s*-?[0-9.]*\s*[a-z]*|(?:text|mbox|hbox|mathrm|textrm)\s*\{\s*\})"
+)
+# A TeX no-break space, an empty group or a control space at a formula's edge (`$~~~$`, `${}$`, `$\ \ $`). Elsewhere
+# they are no padding: in Lean `\` is set difference (`s \ t`), `~~~` a fence and `{}` an empty structure.
+_EDGE_BLANK = re.compile(rb"\$(?:[ \t]*(?:~|\{\s*\}|\\ )|(?<=~\$)|(?<=\{\}\$)|(?<=\\ \$))")
+# Every piece of HTML counts: real completions write no HTML (no tag, comment or entity) and no Markdown link
+# without its text. A tag of one letter opens only with an attribute (`0<b>k` is a formula); a closing tag counts
+# (`</think>` is no HTML tag). An entity's name is case-sensitive (`AT&T;` holds none); `&nbsp` and numeric ones
+# render without their `;`.
+_HTML_TAGS = (
+    rb"(?:br|hr|wbr|div|span|pre|font|center|small|big|sub|sup|em|strong|code|tt|kbd|mark|del|ins|details|summary"
+    rb"|table|tr|td|th|img|section|label|input|iframe|svg|ol|ul|li|h[1-6])"
+)
+_HTML_TAG = re.compile(
+    rb"<(?:[!?][^<>\n]*>?|/(?:" + _HTML_TAGS + rb"|[abiupqs])\s*>"
+    rb"|(?:" + _HTML_TAGS + rb"(?:\s[^<>\n]*)?|[abiupqs]\s+[a-z-]+(?:\s*=[^<>\n]*)?)\s*/?>)",
+    re.IGNORECASE,
+)
+_ENTITY = re.compile(
+    rb"&(?:(?:#[0-9]+|#[xX][0-9a-fA-F]+|nbsp|shy)(?![0-9a-zA-Z;])"
+    rb"|(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-z][a-zA-Z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*|Tab);)"
+)
+_EMPTY_LINK = re.compile(rb"\[\s*\]\([^()\n]*\)")
 
 
 def marked_letters(text: str, marks: str) -> int:

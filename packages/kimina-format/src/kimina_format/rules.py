@@ -675,6 +675,15 @@ def length(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Violat
     most = config.max_tab_chars
     if most is not None and m.tab_chars > most:
         violations.append(Violation(Code.WHITESPACE_PADDING, f"{m.tab_chars} tab characters (limit {most})"))
+    most = config.max_blank_markup
+    if most is not None and m.blank_markup > most:
+        violations.append(
+            Violation(
+                Code.WHITESPACE_PADDING,
+                f"{m.blank_markup} pieces of markup that render as blank space or nothing (HTML, TeX spaces)"
+                f" (limit {most})",
+            )
+        )
     return violations + _junk(m, config)
 
 

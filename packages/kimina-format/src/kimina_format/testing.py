@@ -41,6 +41,7 @@ __all__ = [
     "prose_lines",
     "red_team_tests",
     "surface_problems",
+    "thinking_edit",
     "thinking_of",
     "with_final_code",
     "with_thinking",
@@ -199,6 +200,16 @@ def with_final_code(text: str, new: str) -> str:
 
 Edit = Callable[[dict[str, Any]], "dict[str, Any] | None"]
 """An edit of a data row (`completion`, `formal_statement`, `name`): the edited row, or None where it does not apply."""
+
+
+def thinking_edit(change: Callable[[str], str | None]) -> Edit:
+    """The edit that replaces a row's thinking by `change` of it; it does not apply where `change` gives None."""
+
+    def edit(row: dict[str, Any]) -> dict[str, Any] | None:
+        new = change(thinking_of(row["completion"]))
+        return None if new is None else {**row, "completion": with_thinking(row["completion"], new)}
+
+    return edit
 
 
 def full_score_split(rows: Sequence[dict[str, Any]], edit: Edit) -> tuple[int, list[str], list[str]]:

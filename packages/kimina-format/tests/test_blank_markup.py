@@ -1,0 +1,141 @@
+"""Markup that renders as blank space or as nothing (kimina-format 0.17.0; the twenty-seventh red team's open hole).
+
+`&nbsp;`, `<!-- -->`, `<br>`, `$\\hspace{10cm}$` or `$\\quad$` after every prose line kept the full score on 155 to
+187 of 188 rows: none of them is a whitespace character, so no padding rule saw them. `max_blank_markup` (16) counts
+them anywhere. Real completions write none: no HTML, and their TeX spaces (at most 8, `\\quad`s between equations)
+stand between two parts of a formula (`x = 1, \\quad y = 2`, `\\,dx`, `1,\\!000`), where they are its layout; three
+in a row, or any at a formula's edge, count. The thirtieth red team's evasions (unlisted TeX and HTML, Markdown links
+without text, a different line of markup each time) and false rejects (`\\;\\;`, `\\!\\!`, `\\phantom{-}` aligning
+signs, `0<b>k`) are cases here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kimina_format import ViolationCode, check_format
+from kimina_format.padding import blank_markup
+from kimina_format.testing import (
+    Edit,
+    build_completion,
+    change_prose_lines,
+    red_team_tests,
+    thinking_edit,
+)
+from kimina_format.testing import RedTeamCase as Case
+
+
+def _after_every_line(pad: str) -> Edit:
+    return thinking_edit(lambda thinking: change_prose_lines(thinking, lambda line, i: line + pad))
+
+
+def _appended(passage: str) -> Edit:
+    return thinking_edit(lambda thinking: thinking + "\n\n" + passage)
+
+
+def _lines(line: Callable[[int], str], count: int) -> Edit:
+    return _appended("\n".join(line(k) for k in range(count)))
+
+
+ATTACKS = {
+    "nbsp_after_every_line": Case("max_blank_markup", _after_every_line("&nbsp;")),
+    "nbsp_without_its_semicolon_after_every_line": Case("max_blank_markup", _after_every_line(" &nbsp")),
+    "a_numeric_entity_after_every_line": Case("max_blank_markup", _after_every_line("&#8203;")),
+    "an_html_comment_after_every_line": Case("max_blank_markup", _after_every_line(" <!-- -->")),
+    "a_bogus_comment_after_every_line": Case("max_blank_markup", _after_every_line(" <!x>")),
+    "a_line_break_tag_after_every_line": Case("max_blank_markup", _after_every_line("<br>")),
+    "a_line_break_tag_with_an_attribute_after_every_line": Case(
+        "max_blank_markup", _after_every_line("<br clear=all>")
+    ),
+    "an_empty_anchor_after_every_line": Case("max_blank_markup", _after_every_line(" <a></a>")),
+    "a_styled_span_after_every_line": Case("max_blank_markup", _after_every_line('<span style="x"></span>')),
+    "upper_case_markup_after_every_line": Case("max_blank_markup", _after_every_line("<BR>")),
+    "a_link_without_text_after_every_line": Case("max_blank_markup", _after_every_line(" [](#)")),
+    "a_wide_tex_space_after_every_line": Case("max_blank_markup", _after_every_line(" $\\hspace{10cm}$")),
+    "a_quad_after_every_line": Case("max_blank_markup", _after_every_line(" $\\quad$")),
+    "a_quad_at_the_end_of_a_formula_after_every_line": Case("max_blank_markup", _after_every_line(" $x\\quad$")),
+    "a_phantom_after_every_line": Case("max_blank_markup", _after_every_line(" $\\phantom{x}$")),
+    "a_fill_after_every_line": Case("max_blank_markup", _after_every_line(" $\\hfil$")),
+    "a_math_space_after_every_line": Case("max_blank_markup", _after_every_line(" $\\mspace{18mu}$")),
+    "an_empty_box_after_every_line": Case("max_blank_markup", _after_every_line(" $\\mbox{}$")),
+    "a_blank_text_after_every_line": Case("max_blank_markup", _after_every_line(" $\\text{ }$")),
+    "a_thin_space_alone_in_a_formula_after_every_line": Case("max_blank_markup", _after_every_line(" $\\!$")),
+    "two_thin_spaces_after_every_line": Case("max_blank_markup", _after_every_line(" $\\,\\,$")),
+    "three_medium_spaces_after_every_line": Case("max_blank_markup", _after_every_line(" $\\>\\>\\>$")),
+    "no_break_spaces_in_a_formula_after_every_line": Case("max_blank_markup", _after_every_line(" $~~~$")),
+    "control_spaces_in_a_formula_after_every_line": Case("max_blank_markup", _after_every_line(" $\\ \\ \\ $")),
+    "empty_groups_in_a_formula_after_every_line": Case("max_blank_markup", _after_every_line(" ${}{}{}$")),
+    "a_block_of_twenty_quads": Case("max_blank_markup", _appended("$" + "\\qquad " * 20 + "$")),
+    # A different line each time, so no repetition rule sees them (the thirtieth red team: 188 of 188 kept).
+    "two_hundred_links_without_text": Case("max_blank_markup", _lines(lambda k: f"[](#{k})", 200)),
+    "two_hundred_named_anchors": Case("max_blank_markup", _lines(lambda k: f"<a name=n{k}></a>", 200)),
+    "two_hundred_invisible_rules": Case("max_blank_markup", _lines(lambda k: f"$\\rule{{0pt}}{{{k}pt}}$", 200)),
+}
+
+LOOK_ALIKES = {
+    "a_system_with_a_quad_between_equations": Case(
+        "max_blank_markup", _lines(lambda k: f"- $x = {k}, \\quad y = {k + 1}$", 12)
+    ),
+    "cases_with_a_quad_before_and_after_or": Case(
+        "max_blank_markup", _lines(lambda k: f"Case {k}: $x = {k} \\quad \\text{{or}} \\quad x = -{k}$.", 17)
+    ),
+    "twenty_double_integrals_with_thin_spaces": Case(
+        "max_blank_markup",
+        _lines(lambda k: f"$\\int_0^1\\!\\!\\int_0^1 x^{{{k}}} y\\,dx\\,dy = \\frac{{1}}{{{2 * k + 2}}}$", 20),
+    ),
+    "two_thin_spaces_around_a_word": Case(
+        "max_blank_markup", _lines(lambda k: f"$a_{{{k}}} = {k} \\;\\; \\text{{since}} \\;\\; k = {k}$", 17)
+    ),
+    "a_phantom_aligning_signs_in_a_matrix": Case(
+        "max_blank_markup",
+        _appended(
+            "$$\\begin{pmatrix} "
+            + " \\\\ ".join(f"\\phantom{{-}}{k} & -{k}" for k in range(1, 18))
+            + " \\end{pmatrix}$$"
+        ),
+    ),
+    "a_vertical_phantom_sizing_brackets": Case(
+        "max_blank_markup", _lines(lambda k: f"$\\left(\\vphantom{{\\frac12}} x+{k}\\right)$", 17)
+    ),
+    "a_space_between_two_parts_of_a_formula": Case(
+        "max_blank_markup", _lines(lambda k: f"Step {k}: $x_{{{k}}} \\hspace{{1cm}} y_{{{k}}}$", 17)
+    ),
+    "thousands_separated_by_thin_spaces": Case(
+        "max_blank_markup", _lines(lambda k: f"- {k} squared is ${k * k},\\!000,\\!000$ in units of a thousand.", 20)
+    ),
+    "comparisons_and_ampersands_in_prose": Case(
+        "max_blank_markup", _lines(lambda k: f"- Case {k}: if $0<b>{k}$ then AT&T; and R&D; agree on {k * k}.", 20)
+    ),
+    "set_builder_with_spaced_bars": Case(
+        "max_blank_markup", _lines(lambda k: f"- The set $S_{k} = \\{{x \\;|\\; x > {k * k}\\}}$ holds {k} primes.", 20)
+    ),
+}
+
+test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = red_team_tests(ATTACKS, LOOK_ALIKES)
+
+
+def test_each_piece_of_blank_markup_counts_once() -> None:
+    assert blank_markup(b"a&nbsp;b<!-- c --><br/></p>&#8203;&#x200b; &nbsp <?x> [](#1) ![](x.png)") == 10
+    assert (
+        blank_markup(b"$\\hspace{1cm}$ $\\vspace*{2pt}$ $\\phantom{x}$ $\\kern1em$ $\\hfill$ $\\rule{0pt}{3pt}$") == 6
+    )
+    # A run of TeX spaces counts once, three in a row or at a formula's edge.
+    assert blank_markup(b"$a \\quad\\qquad\\; b$, $\\,\\,$, $\\; \\;$, $x \\quad$, $\\quad y$, \\[\n\\quad x \\]") == 6
+    assert blank_markup(b"$~~~$ ${}$ $x{}$ $\\ \\ $ $x~$") == 8  # at each edge of a formula only
+
+
+def test_layout_and_look_alikes_count_nothing() -> None:
+    assert blank_markup(b"$x = 1, \\quad y = 2$, $\\int x\\,dx$, $1,\\!000$, $\\{x \\;|\\; x > 0\\}$") == 0
+    assert blank_markup(b"$\\int\\!\\!\\int f\\,dx\\,dy$, $a \\;\\; b$") == 0
+    assert blank_markup(b"s \\ t, a<b, c>d, $0<b>k$, AT&T; and &NBSP;, </think> and <p>") == 0
+    assert blank_markup(b"So $x$\n~~~\nx\n~~~\n, {} and ~ outside formulas, \\quad as written") == 0
+
+
+def test_the_violation_says_what_it_counted() -> None:
+    verdict = check_format(build_completion(reasoning="Step.&nbsp;\n" * 17 + "So the answer is 3."))
+    assert verdict.metrics.blank_markup == 17
+    [padding] = [v for v in verdict.violations if v.code is ViolationCode.WHITESPACE_PADDING]
+    assert "17 pieces of markup" in padding.message and "(limit 16)" in padding.message
+    fine = check_format(build_completion(reasoning="Step.&nbsp;\n" * 16 + "So the answer is 3."))
+    assert fine.metrics.blank_markup == 16
+    assert ViolationCode.WHITESPACE_PADDING not in {v.code for v in fine.violations}
