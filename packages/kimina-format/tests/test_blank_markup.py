@@ -4,9 +4,10 @@
 187 of 188 rows: none of them is a whitespace character, so no padding rule saw them. `max_blank_markup` (16) counts
 them anywhere. Real completions write none: no HTML, and their TeX spaces (at most 8, `\\quad`s between equations)
 stand between two parts of a formula (`x = 1, \\quad y = 2`, `\\,dx`, `1,\\!000`), where they are its layout; three
-in a row, or any at a formula's edge, count. The thirtieth red team's evasions (unlisted TeX and HTML, Markdown links
-without text, a different line of markup each time) and false rejects (`\\;\\;`, `\\!\\!`, `\\phantom{-}` aligning
-signs, `0<b>k`) are cases here.
+in a row, or any at a formula's edge, count. The red teams' evasions and false rejects are cases here: the
+thirtieth's (unlisted TeX and HTML, Markdown links without text, a different line of markup each time; `\\;\\;`,
+`\\!\\!`, `\\phantom{-}` aligning signs, `0<b>k`) and the thirty-first's (tags of one letter or of other names, a
+Markdown comment, TeX spaces back to back; `$1$~$5$`, `~$50`, `${}^{n}C_k$`, `&lt;`, `\\int\\!\\!\\!\\int`).
 """
 
 from __future__ import annotations
@@ -66,6 +67,20 @@ ATTACKS = {
     "control_spaces_in_a_formula_after_every_line": Case("max_blank_markup", _after_every_line(" $\\ \\ \\ $")),
     "empty_groups_in_a_formula_after_every_line": Case("max_blank_markup", _after_every_line(" ${}{}{}$")),
     "a_block_of_twenty_quads": Case("max_blank_markup", _appended("$" + "\\qquad " * 20 + "$")),
+    # The thirty-first red team: tags of one letter or of other names, a Markdown comment, TeX spaces back to back or
+    # joined by empty groups (173 to 186 of 188 kept the full score).
+    "paragraph_tags_after_every_line": Case("max_blank_markup", _after_every_line("<p><p><p>")),
+    "one_letter_tags_after_every_line": Case("max_blank_markup", _after_every_line("<p><b><i><u><s><q>")),
+    "a_style_element_after_every_line": Case("max_blank_markup", _after_every_line("<style></style>")),
+    "a_template_hiding_text_after_every_line": Case("max_blank_markup", _after_every_line(" <template>1</template>")),
+    "a_markdown_comment_after_every_line": Case("max_blank_markup", _after_every_line("\n\n[//]: # (note)\n")),
+    "quads_back_to_back_after_every_line": Case("max_blank_markup", _after_every_line(" $a\\quad\\quad\\quad b$")),
+    "quads_joined_by_empty_groups_after_every_line": Case(
+        "max_blank_markup", _after_every_line(" $a\\quad{}\\quad{}\\quad b$")
+    ),
+    "a_long_phantom_after_every_line": Case(
+        "max_blank_markup", _after_every_line(" $a \\phantom{this sentence is hidden from the reader} b$")
+    ),
     # A different line each time, so no repetition rule sees them (the thirtieth red team: 188 of 188 kept).
     "two_hundred_links_without_text": Case("max_blank_markup", _lines(lambda k: f"[](#{k})", 200)),
     "two_hundred_named_anchors": Case("max_blank_markup", _lines(lambda k: f"<a name=n{k}></a>", 200)),
@@ -109,6 +124,21 @@ LOOK_ALIKES = {
     "set_builder_with_spaced_bars": Case(
         "max_blank_markup", _lines(lambda k: f"- The set $S_{k} = \\{{x \\;|\\; x > {k * k}\\}}$ holds {k} primes.", 20)
     ),
+    # The thirty-first red team's false rejects of a first version: a range between two formulas, "about" before a
+    # price, a prescript, visible entities, and kerning.
+    "ranges_between_two_formulas": Case(
+        "max_blank_markup", _lines(lambda k: f"所以第{k}个参数的取值范围是 ${k}$~${k + 3}$。", 17)
+    ),
+    "about_a_price": Case(
+        "max_blank_markup", _lines(lambda k: f"- Option {k} costs about ~${10 * k + 5} in total.", 17)
+    ),
+    "prescripts_of_binomials": Case(
+        "max_blank_markup", _lines(lambda k: f"- Choose ${{}}^{{{k + 5}}}C_{{{k}}}$ subsets of size {k}.", 17)
+    ),
+    "visible_entities": Case("max_blank_markup", _lines(lambda k: f"- In HTML, {k} &lt; {k + 1} &amp;&amp; true.", 17)),
+    "kerned_double_integrals": Case(
+        "max_blank_markup", _lines(lambda k: f"$\\int\\!\\!\\!\\int_D x^{{{k}}} \\, dA = {k}/{k + 2}$", 17)
+    ),
 }
 
 test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = red_team_tests(ATTACKS, LOOK_ALIKES)
@@ -116,19 +146,26 @@ test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = re
 
 def test_each_piece_of_blank_markup_counts_once() -> None:
     assert blank_markup(b"a&nbsp;b<!-- c --><br/></p>&#8203;&#x200b; &nbsp <?x> [](#1) ![](x.png)") == 10
+    assert blank_markup(b"<p> <b>, <template>x</template> <abbr></abbr>\n[//]: # (note)\n") == 7
     assert (
         blank_markup(b"$\\hspace{1cm}$ $\\vspace*{2pt}$ $\\phantom{x}$ $\\kern1em$ $\\hfill$ $\\rule{0pt}{3pt}$") == 6
     )
     # A run of TeX spaces counts once, three in a row or at a formula's edge.
     assert blank_markup(b"$a \\quad\\qquad\\; b$, $\\,\\,$, $\\; \\;$, $x \\quad$, $\\quad y$, \\[\n\\quad x \\]") == 6
-    assert blank_markup(b"$~~~$ ${}$ $x{}$ $\\ \\ $ $x~$") == 8  # at each edge of a formula only
+    assert blank_markup(b"$a\\quad\\quad\\quad b$ $a\\quad{}\\quad{}\\quad b$ $a\\ \\ \\ b$") == 3
+    assert blank_markup(b"$~~~$ ${}$ $x{}$ $x~~$") == 6  # at each edge of a formula only
+    assert blank_markup(b"$a \\phantom{this sentence is hidden from the reader} b$") == 1
 
 
 def test_layout_and_look_alikes_count_nothing() -> None:
     assert blank_markup(b"$x = 1, \\quad y = 2$, $\\int x\\,dx$, $1,\\!000$, $\\{x \\;|\\; x > 0\\}$") == 0
-    assert blank_markup(b"$\\int\\!\\!\\int f\\,dx\\,dy$, $a \\;\\; b$") == 0
-    assert blank_markup(b"s \\ t, a<b, c>d, $0<b>k$, AT&T; and &NBSP;, </think> and <p>") == 0
+    assert (
+        blank_markup(b"$\\int\\!\\!\\!\\int f\\,dx\\,dy$, $a \\;\\; b$, $\\left(\\vphantom{\\frac{1}{2}} x\\right)$")
+        == 0
+    )
+    assert blank_markup(b"s \\ t, a<b, c>d, $0<b>k$, AT&T; and &NBSP; and &lt;, </think> and <;>") == 0
     assert blank_markup(b"So $x$\n~~~\nx\n~~~\n, {} and ~ outside formulas, \\quad as written") == 0
+    assert blank_markup(b"$1$~$5$, about ~$50, ${}^{n}C_{k}$, ${}_nC_r$, ({} : Finset N)") == 0
 
 
 def test_the_violation_says_what_it_counted() -> None:

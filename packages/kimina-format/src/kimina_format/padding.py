@@ -147,11 +147,14 @@ _TYPOGRAPHIC_SPACE = re.compile(
 def blank_markup(data: bytes) -> int:
     r"""Occurrences of the markup in UTF-8 `data` that pads a line without a whitespace character.
 
-    HTML comments, tags and character entities (`&nbsp;`, `&#8203;`, `<!-- -->`, `<br>`) and Markdown links without
-    their text (`[](#1)`) render as nothing. TeX's spaces and invisible boxes (`\hspace{10cm}`, `\phantom{x}`,
-    `\quad`) render as blank space, and pad when three stand in a row or any at a formula's edge (`_tex_padding`).
+    HTML comments, tags and blank character entities (`&nbsp;`, `&#8203;`, `<!-- -->`, `<br>`, `<p>`), Markdown links
+    without their text (`[](#1)`) and Markdown comments (`[//]: # (...)`) render as nothing, and so does the text of
+    a long phantom. TeX's spaces and invisible boxes (`\hspace{10cm}`, `\phantom{x}`, `\quad`) render as blank space,
+    and pad when three stand in a row or any at a formula's edge (`_tex_padding`).
     """
     count = sum(len(found.findall(data)) for found in (_HTML_TAG, _ENTITY, _EMPTY_LINK, _EDGE_BLANK))
+    if b"]:" in data:
+        count += len(_LINK_DEFINITION.findall(data))
     units = list(_TEX_SPACE.finditer(data))
     return count + _tex_padding(data, units) if units else count
 
@@ -161,18 +164,21 @@ def _tex_padding(data: bytes, units: list[re.Match[bytes]]) -> int:
 
     Inside a formula, one TeX space between two of its parts, or two in a row, is its layout (`x = 1, \quad y = 2`,
     `\int\!\!\int f \,dx\,dy`, `k \;\; \text{since}`, `\phantom{-}1` aligning signs); `$\quad$` or `$x = 1 \quad$`
-    pads it. Outside a formula TeX is not rendered, so `\quad` shows as written.
+    pads it, and so do `\quad\quad\quad` and `\quad{}\quad{}\quad`, but not `\!\!\!`, which kerns (`\int\!\!\!\int`).
+    Outside a formula TeX is not rendered, so `\quad` shows as written. A phantom of more than `_LONGEST_PHANTOM`
+    bytes hides text, and counts wherever it stands.
     """
     count = 0
     start, end, size = units[0].start(), units[0].end(), 1
     for unit in [*units[1:], None]:
-        if unit is not None and data[end : unit.start()].isspace():
+        if unit is not None and not data[end : unit.start()].strip(_RUN_GAP):
             end, size = unit.end(), size + 1
             continue
         if (
-            size >= 3
+            (size >= 3 and data[start:end].replace(b"\\!", b"").strip(_RUN_GAP))
             or data[max(0, start - 64) : start].rstrip().endswith(_FORMULA_OPENERS)
             or data[end : end + 64].lstrip().startswith(_FORMULA_CLOSERS)
+            or (size == 1 and end - start > _LONGEST_PHANTOM and data.startswith(_PHANTOMS, start))
         ):
             count += 1
         if unit is not None:
@@ -182,40 +188,51 @@ def _tex_padding(data: bytes, units: list[re.Match[bytes]]) -> int:
 
 _FORMULA_OPENERS = (b"$", b"\\(", b"\\[")
 _FORMULA_CLOSERS = (b"$", b"\\)", b"\\]")
+# What may stand between two TeX spaces of one run: whitespace and empty groups.
+_RUN_GAP = b" \t\r\n{}"
+_PHANTOMS = (b"\\phantom", b"\\hphantom", b"\\vphantom")
+_LONGEST_PHANTOM = 40  # bytes of `\phantom{...}`: `\vphantom{\frac{1}{2}}` sizes brackets, a sentence in it is hidden
 _TEX_ARG = rb"\s*\{[^{}\n]*(?:\{[^{}\n]*\}[^{}\n]*)*\}"
 # TeX's spaces and invisible boxes; TeX is case-sensitive. The character after the backslash is looked at first, so
-# the many other commands of a formula (`\frac`, `\cdot`) cost one test each.
+# the many other commands of a formula (`\frac`, `\cdot`) cost one test each. `\ ` is a control space, which in Lean
+# is set difference (`s \ t`): one alone is no run.
 _TEX_SPACE = re.compile(
-    rb"\\(?=[qenhvsmrtkp,;:!>])"
+    rb"\\(?=[qenhvsmrtkp,;:!> ])"
     rb"(?:(?:q?quad|en(?:space|skip)|(?:neg)?(?:thin|med|thick)space|nobreakspace|space|[hv]fil+|[hv]ss"
-    rb"|(?:small|med|big)skip|null|relax|strut|mathstrut)(?![a-zA-Z])|[,;:!>]"
+    rb"|(?:small|med|big)skip|null|relax|strut|mathstrut)(?![a-zA-Z])|[,;:!> ]"
     rb"|(?:[hv]space\*?|[hv]?phantom|smash|mspace|rule(?:\[[^\]\n]*\])?"
     + _TEX_ARG
     + rb")"
     + _TEX_ARG
     + rb"|(?:m?kern|[hmv]skip)\s*-?[0-9.]*\s*[a-z]*|(?:text|mbox|hbox|mathrm|textrm)\s*\{\s*\})"
 )
-# A TeX no-break space, an empty group or a control space at a formula's edge (`$~~~$`, `${}$`, `$\ \ $`). Elsewhere
-# they are no padding: in Lean `\` is set difference (`s \ t`), `~~~` a fence and `{}` an empty structure.
-_EDGE_BLANK = re.compile(rb"\$(?:[ \t]*(?:~|\{\s*\}|\\ )|(?<=~\$)|(?<=\{\}\$)|(?<=\\ \$))")
-# Every piece of HTML counts: real completions write no HTML (no tag, comment or entity) and no Markdown link
-# without its text. A tag of one letter opens only with an attribute (`0<b>k` is a formula); a closing tag counts
-# (`</think>` is no HTML tag). An entity's name is case-sensitive (`AT&T;` holds none); `&nbsp` and numeric ones
-# render without their `;`.
+# TeX no-break spaces or an empty group at a formula's edge (`$~~~$`, `${}$`). One `~` between two formulas is a
+# range (`$1$~$5$`) or "about" (`~$50`), and `{}` before `^` or `_` a prescript (`${}^{n}C_k$`); elsewhere they are
+# no padding: in Lean `~~~` is a fence and `{}` an empty structure.
+_EDGE_BLANK = re.compile(rb"\$(?:[ \t]*(?:~~|\{\s*\}(?![ \t]*[\^_]))|(?<=~~\$)|(?<=\{\}\$))")
+# Every piece of HTML counts: real completions write none (no tag, comment or entity), no Markdown link without its
+# text and no Markdown comment. A tag named as HTML's layout and text tags counts anywhere; any other name (`<p>`,
+# `<template>`) only where no operand stands before it (`0<b>k` is a formula), and `<think>` never. An entity counts
+# when it renders blank: numeric ones (`&#8203;`, `&#32;`) and the named spaces and joiners; `&lt;` shows a `<`.
 _HTML_TAGS = (
     rb"(?:br|hr|wbr|div|span|pre|font|center|small|big|sub|sup|em|strong|code|tt|kbd|mark|del|ins|details|summary"
-    rb"|table|tr|td|th|img|section|label|input|iframe|svg|ol|ul|li|h[1-6])"
+    rb"|table|tr|td|th|img|section|label|input|iframe|svg|ol|ul|li|h[1-6]|style|template|script|abbr|cite|bdi|bdo)"
 )
 _HTML_TAG = re.compile(
-    rb"<(?:[!?][^<>\n]*>?|/(?:" + _HTML_TAGS + rb"|[abiupqs])\s*>"
-    rb"|(?:" + _HTML_TAGS + rb"(?:\s[^<>\n]*)?|[abiupqs]\s+[a-z-]+(?:\s*=[^<>\n]*)?)\s*/?>)",
+    rb"<(?:(?:!--|![a-z\[]|\?[a-z])[^<>\n]*>?"
+    rb"|/?" + _HTML_TAGS + rb"(?:\s[^<>\n]*)?/?>"
+    rb"|(?<![\w)\]}]<)/?(?!think\b)[a-z][a-z0-9-]*(?:\s[^<>\n]*)?/?>)",
     re.IGNORECASE,
 )
 _ENTITY = re.compile(
-    rb"&(?:(?:#[0-9]+|#[xX][0-9a-fA-F]+|nbsp|shy)(?![0-9a-zA-Z;])"
-    rb"|(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-z][a-zA-Z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*|Tab);)"
+    rb"&(?:(?:#[0-9]+|#[xX][0-9a-fA-F]+|nbsp|shy)(?![0-9a-zA-Z;])|(?:#[0-9]+|#[xX][0-9a-fA-F]+|nbsp|ensp|emsp|emsp1[34]"
+    rb"|thinsp|hairsp|numsp|puncsp|zwnj|zwj|lrm|rlm|shy|it|ic|af|Tab|NewLine|NoBreak|ZeroWidthSpace|NonBreakingSpace"
+    rb"|(?:Negative)?(?:Very)?(?:Thin|Medium|Thick)Space|Invisible(?:Times|Comma)|ApplyFunction);)"
 )
+# A Markdown link or image without its text (`[](#1)`), and a link reference definition (`[//]: # (note)`), which is
+# Markdown's comment (a line's, so after a line break: a completion opens with `<think>`).
 _EMPTY_LINK = re.compile(rb"\[\s*\]\([^()\n]*\)")
+_LINK_DEFINITION = re.compile(rb"\n {0,3}\[[^\]\n]*\]:[ \t]")
 
 
 def marked_letters(text: str, marks: str) -> int:
