@@ -7,7 +7,8 @@ stand between two parts of a formula (`x = 1, \\quad y = 2`, `\\,dx`, `1,\\!000`
 in a row, or any at a formula's edge, count. The red teams' evasions and false rejects are cases here: the
 thirtieth's (unlisted TeX and HTML, Markdown links without text, a different line of markup each time; `\\;\\;`,
 `\\!\\!`, `\\phantom{-}` aligning signs, `0<b>k`) and the thirty-first's (tags of one letter or of other names, a
-Markdown comment, TeX spaces back to back; `$1$~$5$`, `~$50`, `${}^{n}C_k$`, `&lt;`, `\\int\\!\\!\\!\\int`).
+Markdown comment, TeX spaces back to back; `$1$~$5$`, `~$50`, `${}^{n}C_k$`, `&lt;`, `\\int\\!\\!\\!\\int`) and the
+thirty-second's (`(A) $1$ \\qquad (B) $2$`, `<g>`).
 """
 
 from __future__ import annotations
@@ -139,6 +140,17 @@ LOOK_ALIKES = {
     "kerned_double_integrals": Case(
         "max_blank_markup", _lines(lambda k: f"$\\int\\!\\!\\!\\int_D x^{{{k}}} \\, dA = {k}/{k + 2}$", 17)
     ),
+    # The thirty-second red team's false rejects of a second version: TeX spaces between two formulas, angle brackets
+    # around a generator.
+    "answer_choices_spaced_by_qquads": Case(
+        "max_blank_markup",
+        _lines(
+            lambda k: f"Choices {k}: (A) ${k}$ \\qquad (B) ${k + 1}$ \\qquad (C) ${k + 2}$ \\qquad (D) ${k + 3}$", 6
+        ),
+    ),
+    "generated_subgroups": Case(
+        "max_blank_markup", _lines(lambda k: f"- The subgroup <g> has order {k}, and <a> has order {k + 1}.", 17)
+    ),
 }
 
 test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = red_team_tests(ATTACKS, LOOK_ALIKES)
@@ -146,7 +158,7 @@ test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = re
 
 def test_each_piece_of_blank_markup_counts_once() -> None:
     assert blank_markup(b"a&nbsp;b<!-- c --><br/></p>&#8203;&#x200b; &nbsp <?x> [](#1) ![](x.png)") == 10
-    assert blank_markup(b"<p> <b>, <template>x</template> <abbr></abbr>\n[//]: # (note)\n") == 7
+    assert blank_markup(b"<p><b>, <template>x</template> <abbr></abbr>\n[//]: # (note)\n") == 6
     assert (
         blank_markup(b"$\\hspace{1cm}$ $\\vspace*{2pt}$ $\\phantom{x}$ $\\kern1em$ $\\hfill$ $\\rule{0pt}{3pt}$") == 6
     )
@@ -166,6 +178,8 @@ def test_layout_and_look_alikes_count_nothing() -> None:
     assert blank_markup(b"s \\ t, a<b, c>d, $0<b>k$, AT&T; and &NBSP; and &lt;, </think> and <;>") == 0
     assert blank_markup(b"So $x$\n~~~\nx\n~~~\n, {} and ~ outside formulas, \\quad as written") == 0
     assert blank_markup(b"$1$~$5$, about ~$50, ${}^{n}C_{k}$, ${}_nC_r$, ({} : Finset N)") == 0
+    assert blank_markup(b"(A) $1$ \\qquad (B) $2$ \\qquad (C) $3$, $x = 1$ \\quad $y = 2$") == 0  # between formulas
+    assert blank_markup(b"H = <g>, K = <a>, <n>, <proof>, <p> alone\n[^1]: a footnote\n[Fintype a]: x\n") == 0
 
 
 def test_the_violation_says_what_it_counted() -> None:

@@ -149,12 +149,14 @@ def blank_markup(data: bytes) -> int:
 
     HTML comments, tags and blank character entities (`&nbsp;`, `&#8203;`, `<!-- -->`, `<br>`, `<p>`), Markdown links
     without their text (`[](#1)`) and Markdown comments (`[//]: # (...)`) render as nothing, and so does the text of
-    a long phantom. TeX's spaces and invisible boxes (`\hspace{10cm}`, `\phantom{x}`, `\quad`) render as blank space,
+    a long phantom or of white text. TeX's spaces and invisible boxes (`\hspace{10cm}`, `\phantom{x}`, `\quad`) render as blank space,
     and pad when three stand in a row or any at a formula's edge (`_tex_padding`).
     """
     count = sum(len(found.findall(data)) for found in (_HTML_TAG, _ENTITY, _EMPTY_LINK, _EDGE_BLANK))
     if b"]:" in data:
         count += len(_LINK_DEFINITION.findall(data))
+    if b"white" in data:
+        count += len(_WHITE_TEXT.findall(data))
     units = list(_TEX_SPACE.finditer(data))
     return count + _tex_padding(data, units) if units else count
 
@@ -176,8 +178,7 @@ def _tex_padding(data: bytes, units: list[re.Match[bytes]]) -> int:
             continue
         if (
             (size >= 3 and data[start:end].replace(b"\\!", b"").strip(_RUN_GAP))
-            or data[max(0, start - 64) : start].rstrip().endswith(_FORMULA_OPENERS)
-            or data[end : end + 64].lstrip().startswith(_FORMULA_CLOSERS)
+            or _at_formula_edge(data, start, end)
             or (size == 1 and end - start > _LONGEST_PHANTOM and data.startswith(_PHANTOMS, start))
         ):
             count += 1
@@ -186,8 +187,30 @@ def _tex_padding(data: bytes, units: list[re.Match[bytes]]) -> int:
     return count
 
 
-_FORMULA_OPENERS = (b"$", b"\\(", b"\\[")
-_FORMULA_CLOSERS = (b"$", b"\\)", b"\\]")
+def _at_formula_edge(data: bytes, start: int, end: int) -> bool:
+    r"""Whether `data[start:end]` opens or closes a formula, spaces aside: after its `$`, `\(` or `\[`, or before them.
+
+    A `$` opens a formula when an even number of `$` stand before it on its line (`$$` is one), so a `\qquad` between
+    two formulas (`(A) $1$ \qquad (B) $2$`) is text, not an edge.
+    """
+    if data[max(0, start - 64) : start].rstrip().endswith(_OPENERS) or data[end : end + 64].lstrip().startswith(
+        _CLOSERS
+    ):
+        return True
+    line = data.rfind(b"\n", 0, start) + 1
+    head = data[line:start].rstrip(b" \t")
+    if head.endswith(b"$") and _dollars(head) % 2:
+        return True
+    return data[end : end + 64].lstrip(b" \t").startswith(b"$") and _dollars(data[line:end]) % 2 == 1
+
+
+def _dollars(text: bytes) -> int:
+    """The formula delimiters of `text`: its `$`, a `$$` counting as one."""
+    return text.count(b"$") - text.count(b"$$")
+
+
+_OPENERS = (b"\\(", b"\\[")
+_CLOSERS = (b"\\)", b"\\]")
 # What may stand between two TeX spaces of one run: whitespace and empty groups.
 _RUN_GAP = b" \t\r\n{}"
 _PHANTOMS = (b"\\phantom", b"\\hphantom", b"\\vphantom")
@@ -211,17 +234,23 @@ _TEX_SPACE = re.compile(
 # no padding: in Lean `~~~` is a fence and `{}` an empty structure.
 _EDGE_BLANK = re.compile(rb"\$(?:[ \t]*(?:~~|\{\s*\}(?![ \t]*[\^_]))|(?<=~~\$)|(?<=\{\}\$))")
 # Every piece of HTML counts: real completions write none (no tag, comment or entity), no Markdown link without its
-# text and no Markdown comment. A tag named as HTML's layout and text tags counts anywhere; any other name (`<p>`,
-# `<template>`) only where no operand stands before it (`0<b>k` is a formula), and `<think>` never. An entity counts
-# when it renders blank: numeric ones (`&#8203;`, `&#32;`) and the named spaces and joiners; `&lt;` shows a `<`.
+# text and no Markdown comment. A tag counts by HTML's element names; one of one letter (`<p>`, `<b>`) opens only with
+# an attribute, or in a row of tags, where no operand stands before it (`0<b>k` is a formula, `H = <a>` a group).
+# Other names (`<g>`, `<proof>`, `<think>`) are text. An entity counts when it renders blank: numeric ones (`&#8203;`,
+# `&#32;`) and the named spaces and joiners; `&lt;` shows a `<`.
 _HTML_TAGS = (
     rb"(?:br|hr|wbr|div|span|pre|font|center|small|big|sub|sup|em|strong|code|tt|kbd|mark|del|ins|details|summary"
-    rb"|table|tr|td|th|img|section|label|input|iframe|svg|ol|ul|li|h[1-6]|style|template|script|abbr|cite|bdi|bdo)"
+    rb"|table|tr|td|th|thead|tbody|tfoot|caption|col|colgroup|img|section|article|aside|header|footer|nav|main|label"
+    rb"|input|button|select|option|textarea|form|iframe|svg|ol|ul|li|dl|dt|dd|h[1-6]|style|template|script|abbr|cite"
+    rb"|bdi|bdo|dfn|var|samp|time|data|meter|progress|ruby|rt|rp|figure|figcaption|blockquote|address|noscript|object"
+    rb"|embed|video|audio|source|track|canvas|map|area|picture|slot|output|fieldset|legend|datalist|optgroup|dialog"
+    rb"|menu|strike|blink|marquee|nobr|acronym)"
 )
 _HTML_TAG = re.compile(
     rb"<(?:(?:!--|![a-z\[]|\?[a-z])[^<>\n]*>?"
     rb"|/?" + _HTML_TAGS + rb"(?:\s[^<>\n]*)?/?>"
-    rb"|(?<![\w)\]}]<)/?(?!think\b)[a-z][a-z0-9-]*(?:\s[^<>\n]*)?/?>)",
+    rb"|/[abiupqs]\s*>"
+    rb"|(?<![\w)\]}]<)[abiupqs](?:\s+[a-z-]+(?:\s*=[^<>\n]*)?/?>|>(?=<)))",
     re.IGNORECASE,
 )
 _ENTITY = re.compile(
@@ -230,9 +259,12 @@ _ENTITY = re.compile(
     rb"|(?:Negative)?(?:Very)?(?:Thin|Medium|Thick)Space|Invisible(?:Times|Comma)|ApplyFunction);)"
 )
 # A Markdown link or image without its text (`[](#1)`), and a link reference definition (`[//]: # (note)`), which is
-# Markdown's comment (a line's, so after a line break: a completion opens with `<think>`).
+# Markdown's comment (a line's, so after a line break: a completion opens with `<think>`), but not a footnote's
+# (`[^1]: ...`) or a Lean binder's (`[Fintype α]: ...`).
 _EMPTY_LINK = re.compile(rb"\[\s*\]\([^()\n]*\)")
-_LINK_DEFINITION = re.compile(rb"\n {0,3}\[[^\]\n]*\]:[ \t]")
+_LINK_DEFINITION = re.compile(rb"\n {0,3}\[(?!\^)[^\]\s]*\]:[ \t]")
+# Text coloured as the page hides it.
+_WHITE_TEXT = re.compile(rb"\\(?:text)?color\s*\{\s*white\s*\}")
 
 
 def marked_letters(text: str, marks: str) -> int:
