@@ -147,10 +147,10 @@ _TYPOGRAPHIC_SPACE = re.compile(
 def blank_markup(data: bytes) -> int:
     r"""Occurrences of the markup in UTF-8 `data` that pads a line without a whitespace character.
 
-    HTML comments, tags and blank character entities (`&nbsp;`, `&#8203;`, `<!-- -->`, `<br>`, `<p>`), Markdown links
-    without their text (`[](#1)`) and Markdown comments (`[//]: # (...)`) render as nothing, and so does the text of
-    a long phantom or of white text. TeX's spaces and invisible boxes (`\hspace{10cm}`, `\phantom{x}`, `\quad`) render as blank space,
-    and pad when three stand in a row or any at a formula's edge (`_tex_padding`).
+    HTML comments, tags and blank character entities (`&nbsp;`, `&#8203;`, `<!-- -->`, `<br>`, `<p><p>`), Markdown
+    links without their text (`[](#1)`) and Markdown comments (`[//]: # (...)`) render as nothing, and so does the
+    text of a long phantom or of white text. TeX's spaces and invisible boxes (`\hspace{10cm}`, `\phantom{x}`,
+    `\quad`) render as blank space, and pad when three stand in a row or any at a formula's edge (`_tex_padding`).
     """
     count = sum(len(found.findall(data)) for found in (_HTML_TAG, _ENTITY, _EMPTY_LINK, _EDGE_BLANK))
     if b"]:" in data:
