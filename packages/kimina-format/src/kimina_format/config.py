@@ -218,9 +218,10 @@ class FormatConfig:
             Lean takes a proof indented by 40 as well as by 2.
         max_tab_chars: Most tab characters anywhere (the models write none; in code Lean refuses them).
         max_blank_markup: Most pieces of markup anywhere that render as blank space or as nothing: HTML comments,
-            tags and character entities (`&nbsp;`, `<br>`, `<!-- -->`), TeX's spaces and invisible boxes (quad,
-            hspace, phantom, kern) and TeX thin spaces two or more in a row (one alone is a formula's, before `dx`):
-            `&nbsp;` after every line pads it without a whitespace character.
+            tags and blank entities (`&nbsp;`, `<br>`, `<!-- -->`), Markdown links without text and Markdown comments,
+            and TeX's spaces and invisible boxes (quad, hspace, phantom, kern) three in a row or at a formula's edge
+            (one or two between two parts of a formula are its layout): `&nbsp;` after every line pads it without a
+            whitespace character.
         max_invisible_chars: Most invisible characters anywhere: zero-width and other format characters, non-ASCII
             spaces (no-break, ideographic, ...), control characters, variation selectors, blank Braille, lone
             surrogates, and every character of Unicode's format category or unassigned.
