@@ -8,7 +8,8 @@ in a row, or any at a formula's edge, count. The red teams' evasions and false r
 thirtieth's (unlisted TeX and HTML, Markdown links without text, a different line of markup each time; `\\;\\;`,
 `\\!\\!`, `\\phantom{-}` aligning signs, `0<b>k`) and the thirty-first's (tags of one letter or of other names, a
 Markdown comment, TeX spaces back to back; `$1$~$5$`, `~$50`, `${}^{n}C_k$`, `&lt;`, `\\int\\!\\!\\!\\int`) and the
-thirty-second's (`(A) $1$ \\qquad (B) $2$`, `<g>`).
+thirty-second's (`(A) $1$ \\qquad (B) $2$`, `<g>`). Since 0.18.0 line breaks (`\\\\`) and no-break spaces (`~`)
+inside a formula count too, and a long run once for each three it holds.
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ from kimina_format.testing import RedTeamCase as Case
 
 def _after_every_line(pad: str) -> Edit:
     return thinking_edit(lambda thinking: change_prose_lines(thinking, lambda line, i: line + pad))
+
+
+def _after_first_lines(pad: str, count: int) -> Edit:
+    def change(thinking: str) -> str:
+        padded = iter(range(count))
+        return change_prose_lines(thinking, lambda line, i: line + pad if next(padded, None) is not None else line)
+
+    return thinking_edit(change)
 
 
 def _appended(passage: str) -> Edit:
@@ -82,6 +91,30 @@ ATTACKS = {
     "a_long_phantom_after_every_line": Case(
         "max_blank_markup", _after_every_line(" $a \\phantom{this sentence is hidden from the reader} b$")
     ),
+    # No-break spaces and line breaks inside a formula (`~~~~` and `\\` runs; 105 to 118 of 188 kept the full score
+    # under 0.17.0), and one long run of them, which counts for each three.
+    "no_break_spaces_inside_a_formula_after_every_line": Case("max_blank_markup", _after_every_line(" $a ~~~ b$")),
+    "spaced_no_break_spaces_inside_a_formula_after_every_line": Case(
+        "max_blank_markup", _after_every_line(" $a ~ ~ ~ b$")
+    ),
+    "line_breaks_inside_a_formula_after_every_line": Case(
+        "max_blank_markup", _after_every_line(" $a \\\\ \\\\ \\\\ b$")
+    ),
+    "new_lines_inside_a_formula_after_every_line": Case(
+        "max_blank_markup", _after_every_line(" $a \\newline\\newline\\newline b$")
+    ),
+    "thirty_no_break_spaces_after_each_of_ten_lines": Case(
+        "max_blank_markup", _after_first_lines(" $a " + "~" * 30 + " b$", 10)
+    ),
+    "twelve_line_breaks_after_each_of_ten_lines": Case(
+        "max_blank_markup", _after_first_lines(" $a" + " \\\\" * 12 + " b$", 10)
+    ),
+    "twelve_quads_after_each_of_ten_lines": Case(
+        "max_blank_markup", _after_first_lines(" $a" + "\\quad" * 12 + " b$", 10)
+    ),
+    # A formula of spaces renders as nothing (187 and 186 of 188 kept the full score under 0.17.0).
+    "an_empty_formula_after_every_line": Case("max_blank_markup", _after_every_line(" $ $")),
+    "an_empty_display_after_every_line": Case("max_blank_markup", _after_every_line(" $$ $$")),
     # A different line each time, so no repetition rule sees them (the thirtieth red team: 188 of 188 kept).
     "two_hundred_links_without_text": Case("max_blank_markup", _lines(lambda k: f"[](#{k})", 200)),
     "two_hundred_named_anchors": Case("max_blank_markup", _lines(lambda k: f"<a name=n{k}></a>", 200)),
@@ -148,6 +181,20 @@ LOOK_ALIKES = {
             lambda k: f"Choices {k}: (A) ${k}$ \\qquad (B) ${k + 1}$ \\qquad (C) ${k + 2}$ \\qquad (D) ${k + 3}$", 6
         ),
     ),
+    "an_aligned_derivation_with_line_breaks": Case(
+        "max_blank_markup",
+        _appended(
+            "$$\\begin{aligned} "
+            + " \\\\ ".join(f"x_{{{k}}} &= {k} + x_{{{k - 1}}}" for k in range(1, 18))
+            + " \\end{aligned}$$"
+        ),
+    ),
+    "struck_out_wrong_steps": Case(
+        "max_blank_markup", _lines(lambda k: f"- Step {k}: ~~x = {k}~~ ~~x = {k + 1}~~ so $x = {k + 2}$.", 17)
+    ),
+    "formulas_side_by_side": Case(
+        "max_blank_markup", _lines(lambda k: f"- Step {k}: $a_{k}$ $b_{k}$, then $$c_{k}$$ $$d_{k}$$ and $ {k} $.", 17)
+    ),
     "generated_subgroups": Case(
         "max_blank_markup", _lines(lambda k: f"- The subgroup <g> has order {k}, and <a> has order {k + 1}.", 17)
     ),
@@ -165,7 +212,12 @@ def test_each_piece_of_blank_markup_counts_once() -> None:
     # A run of TeX spaces counts once, three in a row or at a formula's edge.
     assert blank_markup(b"$a \\quad\\qquad\\; b$, $\\,\\,$, $\\; \\;$, $x \\quad$, $\\quad y$, \\[\n\\quad x \\]") == 6
     assert blank_markup(b"$a\\quad\\quad\\quad b$ $a\\quad{}\\quad{}\\quad b$ $a\\ \\ \\ b$") == 3
-    assert blank_markup(b"$~~~$ ${}$ $x{}$ $x~~$") == 6  # at each edge of a formula only
+    assert blank_markup(b"$~~~$ ${}$ $x{}$ $x~~$") == 5  # `{}` at each edge of a formula, `~~` inside it
+    # No-break spaces inside a formula, and line breaks, count for each three in a row (or any at an edge).
+    assert blank_markup(b"$a ~~~ b$ $a ~ ~ ~ b$ $a~{}~{}~b$ $a" + b"~" * 30 + b"b$") == 13
+    assert blank_markup(b"$a \\\\ \\\\ \\\\ b$ $a \\\\\\\\\\\\ b$ $a \\newline\\newline\\newline b$") == 3
+    assert blank_markup(b"$a" + b"\\quad" * 30 + b" b$") == 10
+    assert blank_markup(b"a $ $ b $$ $$ c $\t$, $x$ $ $") == 4  # formulas of spaces
     assert blank_markup(b"$a \\phantom{this sentence is hidden from the reader} b$") == 1
 
 
@@ -177,7 +229,9 @@ def test_layout_and_look_alikes_count_nothing() -> None:
     )
     assert blank_markup(b"s \\ t, a<b, c>d, $0<b>k$, AT&T; and &NBSP; and &lt;, </think> and <;>") == 0
     assert blank_markup(b"So $x$\n~~~\nx\n~~~\n, {} and ~ outside formulas, \\quad as written") == 0
+    assert blank_markup(b"$a$ $b$ and $$x$$ $$y$$, costs $5 and $ $7") == 0
     assert blank_markup(b"$1$~$5$, about ~$50, ${}^{n}C_{k}$, ${}_nC_r$, ({} : Finset N)") == 0
+    assert blank_markup(b"$1$~~$5$, ~~struck~~ ~~out~~, x = ~~~y, $a ~~ b$, $a \\\\ b \\\\ c$") == 0
     assert blank_markup(b"(A) $1$ \\qquad (B) $2$ \\qquad (C) $3$, $x = 1$ \\quad $y = 2$") == 0  # between formulas
     assert blank_markup(b"H = <g>, K = <a>, <n>, <proof>, <p> alone\n[^1]: a footnote\n[Fintype a]: x\n") == 0
 

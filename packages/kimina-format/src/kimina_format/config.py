@@ -219,9 +219,9 @@ class FormatConfig:
         max_tab_chars: Most tab characters anywhere (the models write none; in code Lean refuses them).
         max_blank_markup: Most pieces of markup anywhere that render as blank space or as nothing: HTML comments,
             tags and blank entities (`&nbsp;`, `<br>`, `<!-- -->`), Markdown links without text and Markdown comments,
-            and TeX's spaces and invisible boxes (quad, hspace, phantom, kern) three in a row or at a formula's edge
-            (one or two between two parts of a formula are its layout): `&nbsp;` after every line pads it without a
-            whitespace character.
+            and TeX's spaces, line breaks and invisible boxes (quad, `~`, newline, hspace, phantom, kern), once for each
+            three in a row or at a formula's edge (one or two between two parts of a formula are its layout):
+            `&nbsp;` after every line pads it without a whitespace character.
         max_invisible_chars: Most invisible characters anywhere: zero-width and other format characters, non-ASCII
             spaces (no-break, ideographic, ...), control characters, variation selectors, blank Braille, lone
             surrogates, and every character of Unicode's format category or unassigned.
@@ -335,7 +335,7 @@ class FormatConfig:
     max_short_proof_copies: int | None = 10
     max_copied_code_share: float | None = 0.5
     max_copied_to_reasoning: float | None = 1.25
-    max_prose_code_share: float | None = 0.25
+    max_prose_code_share: float | None = 0.1
     min_reasoning_chars: int | None = 60
     max_code_loop_repeats: int | None = 7
     max_comment_repeats: int | None = 16

@@ -399,6 +399,62 @@ def attribute_names(tokens: tuple[Token, ...] | list[Token]) -> list[str]:
     return names
 
 
+def _same_syntax(tokens: list[Token]) -> tuple[str, ...]:
+    r"""The texts of `tokens`, each spelling that Lean reads as another's written as that one (`->` as `→`).
+
+    Lean's parser takes `->`, `<->`, `<=`, `>=`, `/\`, `\/`, `=>`, `forall`, `exists` and `fun` for `→`, `↔`, `≤`,
+    `≥`, `∧`, `∨`, `↦`, `∀`, `∃` and `λ`, and Mathlib's `ℕ`, `ℤ`, `ℚ`, `ℝ`, `ℂ` are notations for `Nat`, `Int`,
+    `Rat`, `Real`, `Complex`: a statement written with either spelling is the same. (`!=` is `bne`, not `≠`.)
+    """
+    out: list[str] = []
+    k = 0
+    while k < len(tokens):
+        tok = tokens[k]
+        k += 1
+        if tok.kind == "ident":
+            out.append(tok.text if tok.escaped else _SAME_NAME.get(tok.text, tok.text))
+            continue
+        if tok.kind == "symbol" and tok.text in _ASCII_HEADS:
+            # The lexer cuts symbols into characters: a spelling is its characters written together.
+            for spelling, same in _SAME_SYMBOLS:
+                last = k - 1 + len(spelling)
+                if last <= len(tokens) and all(
+                    tokens[k - 1 + n].text == char and (n == 0 or tokens[k - 2 + n].end == tokens[k - 1 + n].start)
+                    for n, char in enumerate(spelling)
+                ):
+                    out.append(same)
+                    k = last
+                    break
+            else:
+                out.append(tok.text)
+            continue
+        out.append(tok.text)
+    return tuple(out)
+
+
+_SAME_NAME = {
+    "forall": "∀",
+    "exists": "∃",
+    "fun": "λ",
+    "Nat": "ℕ",
+    "Int": "ℤ",
+    "Rat": "ℚ",
+    "Real": "ℝ",
+    "Complex": "ℂ",
+}
+# The longest first: `<->` before `<=`.
+_SAME_SYMBOLS = (
+    ("<->", "↔"),
+    ("->", "→"),
+    ("<=", "≤"),
+    (">=", "≥"),
+    ("/\\", "∧"),
+    ("\\/", "∨"),
+    ("=>", "↦"),
+)
+_ASCII_HEADS = frozenset(spelling[0] for spelling, _ in _SAME_SYMBOLS)
+
+
 def _declaration(
     text: str, tokens: tuple[Token, ...], i: int, end: int, namespace: str, line: int | None = None
 ) -> Declaration:
@@ -416,7 +472,7 @@ def _declaration(
             if written.startswith("_root_.")
             else ".".join(filter(None, [namespace, written]))
         )
-    statement: list[str] = []
+    statement: list[Token] = []
     proof_start: int | None = None
     depth = 0
     waiting = 0  # `let`/`have` at depth 0 whose own `:=` has not come yet
@@ -441,7 +497,7 @@ def _declaration(
                 waiting += 1
             elif tok.text in _UNSURE_IN_TYPE:
                 unsure = True
-        statement.append(tok.text)
+        statement.append(tok)
     written_tokens = tuple(t.text for t in tokens[j:end])
     if waiting or _ends_elsewhere(written_tokens, len(statement), proof_start):
         unsure = True
@@ -451,7 +507,7 @@ def _declaration(
         name=name,
         start=keyword.start,
         line=line_of(text, keyword.start) if line is None else line,
-        statement=tuple(statement),
+        statement=_same_syntax(statement),
         proof_start=proof_start,
         tokens=written_tokens,
         written_name=written,

@@ -171,6 +171,9 @@ _VISIBLE_ASCII = bytes(range(33, 127))
 _SUBSCRIPT_DIGITS = tuple(zip("₀₁₂₃₄₅₆₇₈₉", "0123456789", strict=True))
 _SUBSCRIPT = re.compile("[₀-₉]")
 _MIN_COPIED_KEY = 6
+# The longest label (in key bytes: spaces and digits deleted) before a pasted line of code, `Step:`, `Next,apply`:
+# the thirty-third red team's labels kept a thinking of the proof's lines, each labelled, on 140 of 188 rows.
+_LONGEST_CODE_LABEL = 16
 # How prose marks a line of code, in keys (spaces and digits deleted): a list item (`-`, `*`, or numbered: `1.`),
 # inline code, a formula (`$...$`), a quote (`>`), bold, and a list item of inline code or a formula.
 _PROSE_MARKS = (
@@ -304,7 +307,8 @@ class FormatMetrics:
             or stretches of twelve or more of them mixed, within lines of text (see
             `FormatConfig.max_punctuation_run_chars`).
         tab_chars: Tab characters anywhere.
-        blank_markup: Markup anywhere that renders as blank space or as nothing (`kimina_format.padding.blank_markup`).
+        blank_markup: Markup anywhere that renders as blank space or as nothing (`kimina_format.padding.blank_markup`),
+            and the fenced blocks that hold nothing.
         space_run: Most spaces and tabs in a row anywhere, when more than `max_space_run` (0 otherwise: shorter runs
             are not measured, which would cost a dozen scans of the text).
         blank_line_run: Most blank lines in a row anywhere (lines of spaces or tabs are blank, and in the prose
@@ -633,7 +637,9 @@ def measure(
         + (marked_letters(text, junk.marks) if junk.marks else 0),
         "punctuation_run_chars": _punctuation_run_chars(prose_utf8, lambda: completion.prose),
         "tab_chars": junk.tabs,
-        "blank_markup": blank_markup(data),
+        # An empty fenced block renders as an empty box: markup that shows nothing, as `blank_markup` counts.
+        "blank_markup": blank_markup(data)
+        + sum(not b.text.strip() for b in (*completion.thinking_blocks, *completion.other_blocks_after)),
         # Spaces and tabs make one run (`" \t" * 1000` is padding too).
         "space_run": over_limit_run(text.replace("\t", " ") if "\t" in text else text, " ", max_space_run),
         "blank_line_run": blank_line_run,
@@ -1641,12 +1647,35 @@ def _prose_copies(repetition: Repetition, final: LeanParts) -> int:
     # The final code's keys are few: each is looked up in the prose's counts (not the other way round), as written
     # and as a Markdown list item or inline code would write it (`- nlinarith [...]`, `` `linarith` ``).
     keys = [key for key in set(line_keys(final.code)) if len(key) >= _MIN_COPIED_KEY]
-    copied = sum(len(key) * counts[key] for key in filter(counts.__contains__, keys))
+    found = list(filter(counts.__contains__, keys))
+    copied = sum(len(key) * counts[key] for key in found)
     for before, after in _PROSE_MARKS:
-        marked = [before + key + after for key in keys]
-        copied += sum(
-            (len(key) - len(before) - len(after)) * counts[key] for key in filter(counts.__contains__, marked)
-        )
+        marked = list(filter(counts.__contains__, [before + key + after for key in keys]))
+        copied += sum((len(key) - len(before) - len(after)) * counts[key] for key in marked)
+        found += marked
+    return copied + _labelled_copies(counts, keys, set(found)) if keys else copied
+
+
+def _labelled_copies(counts: Counter[bytes], keys: list[bytes], found: set[bytes]) -> int:
+    """Bytes of the prose's keys in lines that are a final-code line after a short label (`Then: norm_num`, `1) ...`).
+
+    A label of up to `_LONGEST_CODE_LABEL` key bytes, any words, hides a pasted line from `_PROSE_MARKS`; a line
+    that quotes a line of code after a longer sentence is reasoning. `found` are the lines counted already (copies
+    as written, or marked as a list item or inline code). The final code's keys are found by their last bytes, so
+    each prose key costs one look-up.
+    """
+    ends: dict[bytes, list[bytes]] = {}
+    for key in keys:
+        ends.setdefault(key[-_MIN_COPIED_KEY:], []).append(key)
+    copied = 0
+    for line, count in counts.items():
+        if line in found:
+            continue  # a copy `_prose_copies` counted already
+        bare = line.rstrip(b"`.,;:")
+        for key in ends.get(bare[-_MIN_COPIED_KEY:], ()):
+            if len(key) < len(bare) <= len(key) + _LONGEST_CODE_LABEL and bare.endswith(key):
+                copied += len(key) * count
+                break
     return copied
 
 
@@ -1658,7 +1687,8 @@ def _prose_comments(repetition: Repetition, comments: Sequence[Comment], limit: 
     (`Step 3: ...`) or with a word changed; but not an item of a list (a plan's step used as a label). Counted until
     the total passes `limit`, over the first `_MOST_PROSE_COMMENTS` such lines: each is searched for in the whole
     prose, and more of them break the comment bounds anyway. Fewer than `_FEW_PROSE_COMMENTS` such lines count
-    nothing: a plan's steps, written as sentences in the thinking, may label the proof's first steps.
+    nothing, unless one is longer than `_LONGEST_LABEL_COMMENT`: a plan's steps, written as sentences in the thinking,
+    may label the proof's first steps.
     """
     keys = [key.strip(b"-/!*") for comment in comments for key in line_keys(comment.text)]
     keys = [key for key in keys if len(key) >= _MIN_PROSE_COMMENT][:_MOST_PROSE_COMMENTS]
@@ -1677,10 +1707,11 @@ def _prose_comments(repetition: Repetition, comments: Sequence[Comment], limit: 
         # lines of their own, about as long as the comment.
         end = prose.find(b"\n", at)
         line = prose[prose.rfind(b"\n", 0, at) + 1 : end if end >= 0 else len(prose)]
-        if line[:1] in _LIST_MARKS and len(line) <= len(key) + _PROSE_COMMENT_SLACK:
+        if line[:1] in _LIST_MARKS and len(line) <= len(key) + _PROSE_COMMENT_SLACK <= _LONGEST_LABEL_COMMENT:
             continue
         total += len(key)
-        quoted += 1
+        # A line longer than a label's is the reasoning moved, however few (`:= by -- <a paragraph>`).
+        quoted += _FEW_PROSE_COMMENTS if len(key) > _LONGEST_LABEL_COMMENT else 1
         if limit is not None and total > limit and quoted >= _FEW_PROSE_COMMENTS:
             break
     return total if quoted >= _FEW_PROSE_COMMENTS else 0
@@ -1692,6 +1723,10 @@ def _prose_comments(repetition: Repetition, comments: Sequence[Comment], limit: 
 # each tactic, kept the full score on 179 of 188 rows (the nineteenth red team). Three or four comments that quote a
 # plan written as sentences label steps (the twentieth red team): five or more are the reasoning moved.
 _FEW_PROSE_COMMENTS = 5
+# One comment line of more key bytes than this (about 120 characters) that quotes the prose counts alone (0.18.0):
+# one `--` comment on the `:= by` line holding 300 characters of the reasoning kept the full score on 100 of 133
+# rows (the thirty-third red team).
+_LONGEST_LABEL_COMMENT = 100
 _MIN_PROSE_COMMENT = 24
 _MOST_PROSE_COMMENTS = 100
 _PROSE_COMMENT_BAND = 20

@@ -148,21 +148,62 @@ def blank_markup(data: bytes) -> int:
     r"""Occurrences of the markup in UTF-8 `data` that pads a line without a whitespace character.
 
     HTML comments, tags and blank character entities (`&nbsp;`, `&#8203;`, `<!-- -->`, `<br>`, `<p><p>`), Markdown
-    links without their text (`[](#1)`) and Markdown comments (`[//]: # (...)`) render as nothing, and so does the
-    text of a long phantom or of white text. TeX's spaces and invisible boxes (`\hspace{10cm}`, `\phantom{x}`,
-    `\quad`) render as blank space, and pad when three stand in a row or any at a formula's edge (`_tex_padding`).
+    links without their text (`[](#1)`) and Markdown comments (`[//]: # (...)`) render as nothing, and so do an empty
+    formula, code span or bold (`$ $`, `\( \)`, `` ` ` ``, `****`) and the text of a long phantom or of white text.
+    TeX's spaces, line breaks and invisible boxes (`\hspace{10cm}`, `\phantom{x}`, `\quad`, `~`, `\\`) render as
+    blank space, and pad for each three in a row or any at a formula's edge (`_tex_padding`, `_tilde_padding`).
     """
     count = sum(len(found.findall(data)) for found in (_HTML_TAG, _ENTITY, _EMPTY_LINK, _EDGE_BLANK))
     if b"]:" in data:
         count += len(_LINK_DEFINITION.findall(data))
     if b"white" in data:
         count += len(_WHITE_TEXT.findall(data))
+    if b"~~" in data or b"~ " in data or b"~{" in data:  # a cheap test first: real completions write no `~~`
+        count += _tilde_padding(data)
+    count += _empty_pairs(data)
     units = list(_TEX_SPACE.finditer(data))
     return count + _tex_padding(data, units) if units else count
 
 
+def _tilde_padding(data: bytes) -> int:
+    r"""The runs of TeX no-break spaces inside a formula of `data`: each three (`~~~`, `~ ~ ~`), or two at its edge.
+
+    A formula is told by its line: an odd number of `$` before the run (`$$` is one). Outside a formula a `~` shows
+    as written, `~~~` opens a Markdown fence, and in Lean `~~~x` is a complement; one `~` between two formulas is a
+    range (`$1$~$5$`) or "about" (`~$50`).
+    """
+    count = 0
+    for run in _TILDE_RUN.finditer(data):
+        start, end = run.span()
+        line = data.rfind(b"\n", 0, start) + 1
+        if not _dollars(data[line:start]) % 2:
+            continue
+        tildes = run.group().count(b"~")
+        if tildes >= 3:
+            count += tildes // 3  # a long run pads as much as many short ones
+        elif data[line:start].rstrip(b" \t").endswith(b"$") or data[end : end + 64].lstrip(b" \t").startswith(b"$"):
+            count += 1
+    return count
+
+
+def _empty_pairs(data: bytes) -> int:
+    """The formulas, code spans and bold marks of `data` that hold only spaces (`$ $`, `$$$$`, `` ` ` ``, `****`).
+
+    Each renders as nothing. Its first mark opens it when an even number of its marks stand before it on its line,
+    so the space between two formulas (`$a$ $b$`), two code spans or two bold words is none.
+    """
+    count = 0
+    for empty in _EMPTY_PAIR.finditer(data):
+        start = empty.start()
+        before = data[data.rfind(b"\n", 0, start) + 1 : start]
+        mark = empty.group()
+        marks = _dollars(before) if mark[:1] == b"$" else before.count(mark)
+        count += marks % 2 == 0
+    return count
+
+
 def _tex_padding(data: bytes, units: list[re.Match[bytes]]) -> int:
-    r"""The runs of TeX spaces (`units`, in order) that pad `data`: three or more in a row, or any at a formula's edge.
+    r"""The runs of TeX spaces (`units`, in order) that pad `data`: each three in a row, or any at a formula's edge.
 
     Inside a formula, one TeX space between two of its parts, or two in a row, is its layout (`x = 1, \quad y = 2`,
     `\int\!\!\int f \,dx\,dy`, `k \;\; \text{since}`, `\phantom{-}1` aligning signs); `$\quad$` or `$x = 1 \quad$`
@@ -176,10 +217,10 @@ def _tex_padding(data: bytes, units: list[re.Match[bytes]]) -> int:
         if unit is not None and not data[end : unit.start()].strip(_RUN_GAP):
             end, size = unit.end(), size + 1
             continue
-        if (
-            (size >= 3 and data[start:end].replace(b"\\!", b"").strip(_RUN_GAP))
-            or _at_formula_edge(data, start, end)
-            or (size == 1 and end - start > _LONGEST_PHANTOM and data.startswith(_PHANTOMS, start))
+        if size >= 3 and data[start:end].replace(b"\\!", b"").strip(_RUN_GAP):
+            count += size // 3  # a long run pads as much as many short ones
+        elif _at_formula_edge(data, start, end) or (
+            size == 1 and end - start > _LONGEST_PHANTOM and data.startswith(_PHANTOMS, start)
         ):
             count += 1
         if unit is not None:
@@ -218,21 +259,30 @@ _LONGEST_PHANTOM = 40  # bytes of `\phantom{...}`: `\vphantom{\frac{1}{2}}` size
 _TEX_ARG = rb"\s*\{[^{}\n]*(?:\{[^{}\n]*\}[^{}\n]*)*\}"
 # TeX's spaces and invisible boxes; TeX is case-sensitive. The character after the backslash is looked at first, so
 # the many other commands of a formula (`\frac`, `\cdot`) cost one test each. `\ ` is a control space, which in Lean
-# is set difference (`s \ t`): one alone is no run.
+# is set difference (`s \ t`): one alone is no run. `\\` and `\newline` break a line: one ends a row of a matrix, three
+# in a row are blank lines.
 _TEX_SPACE = re.compile(
-    rb"\\(?=[qenhvsmrtkp,;:!> ])"
-    rb"(?:(?:q?quad|en(?:space|skip)|(?:neg)?(?:thin|med|thick)space|nobreakspace|space|[hv]fil+|[hv]ss"
-    rb"|(?:small|med|big)skip|null|relax|strut|mathstrut)(?![a-zA-Z])|[,;:!> ]"
+    rb"\\(?=[qenhvsmrtkp,;:!> \\])"
+    rb"(?:(?:q?quad|en(?:space|skip)|(?:neg)?(?:thin|med|thick)space|nobreakspace|space|newline|[hv]fil+|[hv]ss"
+    rb"|(?:small|med|big)skip|null|relax|strut|mathstrut)(?![a-zA-Z])|[,;:!> \\]"
     rb"|(?:[hv]space\*?|[hv]?phantom|smash|mspace|rule(?:\[[^\]\n]*\])?"
     + _TEX_ARG
     + rb")"
     + _TEX_ARG
     + rb"|(?:m?kern|[hmv]skip)\s*-?[0-9.]*\s*[a-z]*|(?:text|mbox|hbox|mathrm|textrm)\s*\{\s*\})"
 )
-# TeX no-break spaces or an empty group at a formula's edge (`$~~~$`, `${}$`). One `~` between two formulas is a
-# range (`$1$~$5$`) or "about" (`~$50`), and `{}` before `^` or `_` a prescript (`${}^{n}C_k$`); elsewhere they are
-# no padding: in Lean `~~~` is a fence and `{}` an empty structure.
-_EDGE_BLANK = re.compile(rb"\$(?:[ \t]*(?:~~|\{\s*\}(?![ \t]*[\^_]))|(?<=~~\$)|(?<=\{\}\$))")
+# The opening mark of a formula, code span or bold of spaces; the match is that mark alone, so `$x$ $ $` finds the
+# second formula. `$$` opens a display; a code span opens with one or two backticks (three open a fence, and so
+# do four at a line's start: `````` must hold a space).
+_EMPTY_PAIR = re.compile(
+    rb"\$\$(?=[ \t]*\$\$)|\$(?=[ \t]+\$)|(?<!`)``(?=[ \t]+``(?!`))|(?<!`)`(?=[ \t]+`(?!`))"
+    rb"|\*\*(?=[ \t]*\*\*)|__(?=[ \t]*__)"
+)
+# Two or more TeX no-break spaces, joined by spaces or empty groups.
+_TILDE_RUN = re.compile(rb"~(?:[ \t{}]*~)+")
+# An empty formula between brackets (`\( \)`), or an empty group at a formula's edge (`${}$`); before `^` or `_`
+# that is a prescript (`${}^{n}C_k$`), and elsewhere no padding: in Lean `{}` is an empty structure.
+_EDGE_BLANK = re.compile(rb"\$[ \t]*\{\s*\}(?![ \t]*[\^_])|(?<=\{\}\$)|\\\([ \t]*\\\)|\\\[[ \t]*\\\]")
 # Every piece of HTML counts: real completions write none (no tag, comment or entity), no Markdown link without its
 # text and no Markdown comment. A tag counts by HTML's element names; one of one letter (`<p>`, `<b>`) opens only with
 # an attribute, or in a row of tags, where no operand stands before it (`0<b>k` is a formula, `H = <a>` a group).
