@@ -240,3 +240,35 @@ def test_a_type_holding_a_let_or_an_assignment_is_compared_whole(statement: str,
 def test_a_type_whose_end_needs_leans_parser_fails_closed(type_: str) -> None:
     statement = _H + f"theorem t : {type_} := by\n  sorry\n"
     assert statement_preserved(_H + f"theorem t : {type_} := by\n  trivial\n", statement) is False
+
+
+_SPELLED = "theorem t (x y : ℕ) (h : x ≤ y) : ∀ z : ℝ, z ≥ 0 → (∃ w, w = z) ∧ (x < y ∨ x = y) ↔ True := by"
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "theorem t (x y : Nat) (h : x <= y) : forall z : Real, z >= 0 -> (exists w, w = z) /\\ (x < y \\/ x = y) <-> True",
+        "theorem t (x y : ℕ) (h : x ≤ y) : ∀ z : ℝ, z ≥ 0 → (∃ w, w = z) ∧ (x < y ∨ x = y) ↔ True",
+    ],
+)
+def test_ascii_spellings_lean_reads_alike_are_the_same_statement(written: str) -> None:
+    assert statement_preserved(HEADER + written + " := by\n  simp", HEADER + _SPELLED + " sorry")
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "theorem t (x y : ℕ) (h : x ≤ y) : ∀ z : ℝ, z ≥ 0 - > (∃ w, w = z) ∧ (x < y ∨ x = y) ↔ True",  # `-` then `>`
+        "theorem t (x y : ℕ) (h : x ≤ y) : ∀ z : ℝ, z ≥ 0 → (∃ w, w = z) ∧ (x < y ∨ x = y) = True",
+        "theorem t (x y : ℕ) (h : x < y) : ∀ z : ℝ, z ≥ 0 → (∃ w, w = z) ∧ (x < y ∨ x = y) ↔ True",
+    ],
+)
+def test_other_spellings_stay_other_statements(written: str) -> None:
+    assert not statement_preserved(HEADER + written + " := by\n  simp", HEADER + _SPELLED + " sorry")
+
+
+def test_not_and_bne_are_no_unicode_spelling() -> None:
+    statement = HEADER + "theorem t (a b : ℕ) (h : ¬ a = b) : a ≠ b := by sorry"
+    assert not statement_preserved(HEADER + "theorem t (a b : ℕ) (h : Not a = b) : a ≠ b := by\n  simp", statement)
+    assert not statement_preserved(HEADER + "theorem t (a b : ℕ) (h : ¬ a = b) : a != b := by\n  simp", statement)

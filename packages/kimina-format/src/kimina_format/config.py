@@ -154,7 +154,8 @@ class FormatConfig:
             `max_copied_code_share`), as a share of the reasoning's bytes (`min_reasoning_chars`): a proof pasted
             again and again around a stock opening is code in place of reasoning, however short the opening.
         max_prose_code_share: Most share of the prose's bytes (spaces and digits aside) in lines that equal a line
-            of the final code: the reasoning is words, not the proof pasted without a fence.
+            of the final code, as written, as a list item or inline code, or behind a short label (`Then: ...`):
+            the reasoning is words, not the proof pasted without a fence.
         min_reasoning_chars: Fewest bytes of the thinking's prose (spaces, digits and newlines aside), without the short
             line that leads into each block: a thinking that is the code with a line or two around it is not
             reasoning.
@@ -167,8 +168,9 @@ class FormatConfig:
         max_proof_comment_density: Most comment share (of non-whitespace characters) in the final proof body.
         max_proof_prose_comment_chars: Most key bytes of the final proof body's comment lines (24 key bytes or more
             each) whose opening or ending is a piece of a prose line: the reasoning moved into comments between the
-            tactics, sentence by sentence, measured once five lines quote it. Real proofs quote none; the steps of a
-            plan listed in the thinking, used as the proof's labels, are not counted.
+            tactics, sentence by sentence, measured once five lines quote it or one line longer than a label does.
+            Real proofs quote none; the steps of a plan listed in the thinking, used as the proof's labels, are not
+            counted.
         max_tactics_comment_density: Most comment share (of non-whitespace characters) over all tactic blocks.
         comment_density_free_chars: Comments totalling at most this many non-whitespace characters never count as
             too dense (one short remark on a one-line proof is fine).
