@@ -10,9 +10,12 @@
   tactics' names around one stock sentence: 140 of 188 rows kept the full score, since `max_prose_code_share`
   counted lines equal to a code line or marked as a list item or inline code only. A line that is a code line after
   a label of up to 16 key bytes counts now, and the bound is 0.1 (real prose: at most 0.016).
-- False rejects: a statement spelled with `->`, `<=`, `/\\`, `forall`, `Nat` or `Real` (Lean reads each as `→`,
-  `≤`, `∧`, `∀`, `ℕ`, `ℝ`) lost the full score on every row. The statement normaliser reads them alike now
-  (`Declaration.statement`); `¬` spelled `Not` still differs, since it parses otherwise.
+- False rejects: a statement spelled with `->`, `<=`, `/\\` or `forall` (Lean reads each as `→`, `≤`, `∧`, `∀`)
+  lost the full score on every row. The statement normaliser reads them alike now (`Declaration.statement`); `¬`
+  spelled `Not` still differs, since it parses otherwise, and so does `Real` for `ℝ`: a name the code may bind.
+- The thirty-fourth red team, on the fixes: a code line with words after it (`(done)`, quotes, `!`), four comment
+  lines of 99 key bytes, `~` runs inside `\\( \\)`, and `Real` bound by a `variable` and written for `ℝ` (an
+  integrity hole of a first version); a display ending in `\\\\` was a false reject.
 """
 
 from __future__ import annotations
@@ -33,6 +36,11 @@ from kimina_format.testing import (
 )
 from kimina_format.testing import RedTeamCase as Case
 
+
+def _appended_lines(line: Callable[[int], str], count: int) -> Edit:
+    return thinking_edit(lambda thinking: thinking + "\n\n" + "\n".join(line(k) for k in range(count)))
+
+
 _LEAD = "We now build the proof step by step, checking each tactic carefully against the goal state."
 
 
@@ -41,14 +49,16 @@ def _after_every_line(pad: str) -> Edit:
 
 
 def _by_line_comment(text: Callable[[str], str]) -> Edit:
-    """The edit that writes `text(thinking)` as a comment after the final code's `:= by` (where it ends a line)."""
+    """The edit that writes `text(thinking)` as a comment after the final code's `:= by` (where it ends a line and
+    the text is not empty)."""
 
     def edit(row: dict[str, Any]) -> dict[str, Any] | None:
         completion = row["completion"]
         code = final_code_of(completion)
-        if ":= by\n" not in code:
+        comment = text(thinking_of(completion))
+        if ":= by\n" not in code or not comment:
             return None
-        new = code.replace(":= by\n", f":= by -- {text(thinking_of(completion))}\n", 1)
+        new = code.replace(":= by\n", f":= by -- {comment}\n", 1)
         return {**row, "completion": with_final_code(completion, new)}
 
     return edit
@@ -94,6 +104,12 @@ def _labelled_proof(label: str, end: str = "", lead: str = _LEAD) -> Edit:
     return edit
 
 
+def _four_comment_lines(thinking: str) -> str:
+    """Four long prose lines of the thinking, each cut to 110 characters, as four `--` comment lines ("" if fewer)."""
+    lines = [line.strip()[:110] for line in thinking.split("\n") if len(line.strip()) > 110 and "`" not in line]
+    return "\n  -- ".join(lines[:4]) if len(lines) >= 4 else ""
+
+
 def _reasoning(thinking: str, chars: int) -> str:
     """The first `chars` characters of the thinking's long prose lines, joined into one line."""
     lines = [line for line in thinking.split("\n") if len(line) > 60 and not line.lstrip().startswith("```")]
@@ -129,6 +145,12 @@ ATTACKS = {
     "the_reasoning_as_a_comment_on_the_by_line": Case(
         "max_proof_prose_comment_chars", _by_line_comment(lambda thinking: _reasoning(thinking, 300))
     ),
+    "four_sentences_of_the_reasoning_as_comments": Case(
+        "max_proof_prose_comment_chars", _by_line_comment(_four_comment_lines)
+    ),
+    "no_break_spaces_in_bracketed_formulas_after_every_line": Case(
+        "max_blank_markup", _after_every_line(" \\( x ~~~~~~ y \\)")
+    ),
     "a_sentence_of_the_reasoning_on_the_by_line": Case(
         "max_proof_prose_comment_chars", _by_line_comment(lambda thinking: _reasoning(thinking, 150))
     ),
@@ -137,6 +159,12 @@ ATTACKS = {
     "the_proof_lines_each_behind_then": Case("max_prose_code_share", _labelled_proof("Then: "), most_kept=3),
     "the_proof_lines_each_behind_a_number": Case("max_prose_code_share", _labelled_proof("1) "), most_kept=3),
     "the_proof_lines_each_behind_words": Case("max_prose_code_share", _labelled_proof("* next apply "), most_kept=3),
+    "the_proof_lines_each_with_a_word_after": Case(
+        "max_prose_code_share", _labelled_proof("Then: ", " (done)!"), most_kept=3
+    ),
+    "the_proof_lines_each_quoted_and_closed": Case(
+        "max_prose_code_share", _labelled_proof('Now "', '" closes it.'), most_kept=3
+    ),
     "the_proof_lines_each_as_inline_code_behind_then": Case(
         "max_prose_code_share", _labelled_proof("then `", "`"), most_kept=3
     ),
@@ -153,8 +181,8 @@ LOOK_ALIKES = {
             )
         ),
     ),
-    # Lean reads each ASCII spelling as the Unicode one, and Mathlib's `ℕ`, `ℝ`, `ℤ` are `Nat`, `Real`, `Int`: the
-    # statement rule rejected every row spelled so (0 of 2 to 89 kept the full score under 0.17.0).
+    # Lean reads each ASCII spelling as the Unicode one: the statement rule rejected every row spelled so (0 of 2 to
+    # 40 kept the full score under 0.17.0).
     "a_statement_spelled_with_ascii_arrows_and_comparisons": Case(
         "statement",
         _statement_spelled(lambda s: s.replace("→", "->").replace("↔", "<->").replace("≤", "<=").replace("≥", ">=")),
@@ -165,9 +193,10 @@ LOOK_ALIKES = {
             lambda s: s.replace("∧", "/\\").replace("∨", "\\/").replace("∀", "forall").replace("∃", "exists")
         ),
     ),
-    "a_statement_spelled_with_the_names_of_number_types": Case(
-        "statement",
-        _statement_spelled(lambda s: s.replace("ℕ", "Nat").replace("ℝ", "Real").replace("ℤ", "Int")),
+    # A display that ends a row with `\\` before its `$$` (the thirty-fourth red team): a line break alone at a
+    # formula's edge is layout.
+    "displays_ending_with_a_line_break": Case(
+        "max_blank_markup", _appended_lines(lambda k: f"$$ a_{{{k}}} = {k} + {k} \\\\ $$", 17)
     ),
     # A line of the proof quoted at the end of a sentence is reasoning about it.
     # aime_1987_p5's proof writes `sq_nonneg (y + k)` 22 times on one line: quoted in the prose, that is a loop there.

@@ -248,7 +248,7 @@ _SPELLED = "theorem t (x y : ℕ) (h : x ≤ y) : ∀ z : ℝ, z ≥ 0 → (∃ 
 @pytest.mark.parametrize(
     "written",
     [
-        "theorem t (x y : Nat) (h : x <= y) : forall z : Real, z >= 0 -> (exists w, w = z) /\\ (x < y \\/ x = y) <-> True",
+        "theorem t (x y : ℕ) (h : x <= y) : forall z : ℝ, z >= 0 -> (exists w, w = z) /\\ (x < y \\/ x = y) <-> True",
         "theorem t (x y : ℕ) (h : x ≤ y) : ∀ z : ℝ, z ≥ 0 → (∃ w, w = z) ∧ (x < y ∨ x = y) ↔ True",
     ],
 )
@@ -266,6 +266,15 @@ def test_ascii_spellings_lean_reads_alike_are_the_same_statement(written: str) -
 )
 def test_other_spellings_stay_other_statements(written: str) -> None:
     assert not statement_preserved(HEADER + written + " := by\n  simp", HEADER + _SPELLED + " sorry")
+
+
+def test_the_names_of_number_types_are_no_spelling_of_their_notations() -> None:
+    # `Real` is a name the code may bind (`variable {Real : Type} [Subsingleton Real]` makes the statement trivial, the
+    # thirty-fourth red team); Mathlib's `ℝ` is a notation no binder can shadow.
+    statement = HEADER + "theorem t (x y : ℝ) (n : ℕ) : x + y = y + x := by sorry"
+    for written in ("(x y : Real) (n : ℕ)", "(x y : ℝ) (n : Nat)"):
+        code = HEADER + f"variable {{Real : Type}}\n\ntheorem t {written} : x + y = y + x := by\n  simp"
+        assert not statement_preserved(code, statement)
 
 
 def test_not_and_bne_are_no_unicode_spelling() -> None:

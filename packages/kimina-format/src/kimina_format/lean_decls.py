@@ -403,8 +403,8 @@ def _same_syntax(tokens: list[Token]) -> tuple[str, ...]:
     r"""The texts of `tokens`, each spelling that Lean reads as another's written as that one (`->` as `→`).
 
     Lean's parser takes `->`, `<->`, `<=`, `>=`, `/\`, `\/`, `=>`, `forall`, `exists` and `fun` for `→`, `↔`, `≤`,
-    `≥`, `∧`, `∨`, `↦`, `∀`, `∃` and `λ`, and Mathlib's `ℕ`, `ℤ`, `ℚ`, `ℝ`, `ℂ` are notations for `Nat`, `Int`,
-    `Rat`, `Real`, `Complex`: a statement written with either spelling is the same. (`!=` is `bne`, not `≠`.)
+    `≥`, `∧`, `∨`, `↦`, `∀`, `∃` and `λ`: a statement written with either spelling is the same. (`!=` is `bne`, not
+    `≠`; `Real` is a name the code may bind, where Mathlib's `ℝ` is a notation that cannot be.)
     """
     out: list[str] = []
     k = 0
@@ -432,16 +432,8 @@ def _same_syntax(tokens: list[Token]) -> tuple[str, ...]:
     return tuple(out)
 
 
-_SAME_NAME = {
-    "forall": "∀",
-    "exists": "∃",
-    "fun": "λ",
-    "Nat": "ℕ",
-    "Int": "ℤ",
-    "Rat": "ℚ",
-    "Real": "ℝ",
-    "Complex": "ℂ",
-}
+# Keywords only: `Real` for `ℝ` is a name, which the code may bind to anything (`variable {Real : Type}`).
+_SAME_NAME = {"forall": "∀", "exists": "∃", "fun": "λ"}
 # The longest first: `<->` before `<=`.
 _SAME_SYMBOLS = (
     ("<->", "↔"),

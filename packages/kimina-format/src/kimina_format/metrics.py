@@ -1657,25 +1657,27 @@ def _prose_copies(repetition: Repetition, final: LeanParts) -> int:
 
 
 def _labelled_copies(counts: Counter[bytes], keys: list[bytes], found: set[bytes]) -> int:
-    """Bytes of the prose's keys in lines that are a final-code line after a short label (`Then: norm_num`, `1) ...`).
+    """Bytes of the prose's keys in lines that are a final-code line with a short label (`Then: norm_num (done)`).
 
-    A label of up to `_LONGEST_CODE_LABEL` key bytes, any words, hides a pasted line from `_PROSE_MARKS`; a line
-    that quotes a line of code after a longer sentence is reasoning. `found` are the lines counted already (copies
-    as written, or marked as a list item or inline code). The final code's keys are found by their last bytes, so
-    each prose key costs one look-up.
+    A label of up to `_LONGEST_CODE_LABEL` key bytes before or after it, any words or marks, hides a pasted line from
+    `_PROSE_MARKS`; a line that quotes a line of code in a longer sentence is reasoning. `found` are the lines counted already (copies
+    as written, or marked as a list item or inline code). Each code key is searched for in the prose's distinct
+    keys joined (in C), so only the lines that hold one cost Python.
     """
-    ends: dict[bytes, list[bytes]] = {}
-    for key in keys:
-        ends.setdefault(key[-_MIN_COPIED_KEY:], []).append(key)
+    prose = b"\n".join(counts)
+    counted: set[int] = set()
     copied = 0
-    for line, count in counts.items():
-        if line in found:
-            continue  # a copy `_prose_copies` counted already
-        bare = line.rstrip(b"`.,;:")
-        for key in ends.get(bare[-_MIN_COPIED_KEY:], ()):
-            if len(key) < len(bare) <= len(key) + _LONGEST_CODE_LABEL and bare.endswith(key):
-                copied += len(key) * count
-                break
+    for key in keys:
+        at = prose.find(key)
+        while at >= 0:
+            start = prose.rfind(b"\n", 0, at) + 1
+            end = prose.find(b"\n", at)
+            end = len(prose) if end < 0 else end
+            line = prose[start:end]
+            if 0 < end - start - len(key) <= _LONGEST_CODE_LABEL and start not in counted and line not in found:
+                counted.add(start)
+                copied += len(key) * counts[line]
+            at = prose.find(key, end)
     return copied
 
 
@@ -1687,8 +1689,8 @@ def _prose_comments(repetition: Repetition, comments: Sequence[Comment], limit: 
     (`Step 3: ...`) or with a word changed; but not an item of a list (a plan's step used as a label). Counted until
     the total passes `limit`, over the first `_MOST_PROSE_COMMENTS` such lines: each is searched for in the whole
     prose, and more of them break the comment bounds anyway. Fewer than `_FEW_PROSE_COMMENTS` such lines count
-    nothing, unless one is longer than `_LONGEST_LABEL_COMMENT`: a plan's steps, written as sentences in the thinking,
-    may label the proof's first steps.
+    nothing, unless one is longer than `_LONGEST_LABEL_COMMENT` or together they pass `_MOST_LABEL_COMMENT_BYTES`: a
+    plan's steps, written as sentences in the thinking, may label the proof's first steps.
     """
     keys = [key.strip(b"-/!*") for comment in comments for key in line_keys(comment.text)]
     keys = [key for key in keys if len(key) >= _MIN_PROSE_COMMENT][:_MOST_PROSE_COMMENTS]
@@ -1714,7 +1716,7 @@ def _prose_comments(repetition: Repetition, comments: Sequence[Comment], limit: 
         quoted += _FEW_PROSE_COMMENTS if len(key) > _LONGEST_LABEL_COMMENT else 1
         if limit is not None and total > limit and quoted >= _FEW_PROSE_COMMENTS:
             break
-    return total if quoted >= _FEW_PROSE_COMMENTS else 0
+    return total if quoted >= _FEW_PROSE_COMMENTS or total > _MOST_LABEL_COMMENT_BYTES else 0
 
 
 # A comment line of fewer key bytes (`-- base case`, `-- Expand the square`) names a step, whatever the prose says;
@@ -1727,6 +1729,10 @@ _FEW_PROSE_COMMENTS = 5
 # one `--` comment on the `:= by` line holding 300 characters of the reasoning kept the full score on 100 of 133
 # rows (the thirty-third red team).
 _LONGEST_LABEL_COMMENT = 100
+# Fewer lines than `_FEW_PROSE_COMMENTS` count once they quote more key bytes than this together: four comment lines
+# of 99 key bytes each kept the full score on 26 of 30 rows (the thirty-fourth red team); four labels of a plan's
+# steps, a sentence each, hold about 240.
+_MOST_LABEL_COMMENT_BYTES = 240
 _MIN_PROSE_COMMENT = 24
 _MOST_PROSE_COMMENTS = 100
 _PROSE_COMMENT_BAND = 20
