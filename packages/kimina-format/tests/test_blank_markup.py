@@ -91,8 +91,8 @@ ATTACKS = {
     "a_long_phantom_after_every_line": Case(
         "max_blank_markup", _after_every_line(" $a \\phantom{this sentence is hidden from the reader} b$")
     ),
-    # No-break spaces and line breaks inside a formula (`~~~~` and `\\` runs; 105 to 118 of 188 kept the full score
-    # under 0.17.0), and one long run of them, which counts for each three.
+    # No-break spaces and line breaks inside a formula (`~~~` and `\\` runs: 152 to 184 of 188 kept the full score
+    # under 0.17.0), and long runs of them, which count for each three (188 of 188).
     "no_break_spaces_inside_a_formula_after_every_line": Case("max_blank_markup", _after_every_line(" $a ~~~ b$")),
     "spaced_no_break_spaces_inside_a_formula_after_every_line": Case(
         "max_blank_markup", _after_every_line(" $a ~ ~ ~ b$")
@@ -203,13 +203,13 @@ LOOK_ALIKES = {
 test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = red_team_tests(ATTACKS, LOOK_ALIKES)
 
 
-def test_each_piece_of_blank_markup_counts_once() -> None:
+def test_each_piece_of_blank_markup_counts() -> None:
     assert blank_markup(b"a&nbsp;b<!-- c --><br/></p>&#8203;&#x200b; &nbsp <?x> [](#1) ![](x.png)") == 10
     assert blank_markup(b"<p><b>, <template>x</template> <abbr></abbr>\n[//]: # (note)\n") == 6
     assert (
         blank_markup(b"$\\hspace{1cm}$ $\\vspace*{2pt}$ $\\phantom{x}$ $\\kern1em$ $\\hfill$ $\\rule{0pt}{3pt}$") == 6
     )
-    # A run of TeX spaces counts once, three in a row or at a formula's edge.
+    # A run of TeX spaces counts once for each three in it, or once at a formula's edge.
     assert blank_markup(b"$a \\quad\\qquad\\; b$, $\\,\\,$, $\\; \\;$, $x \\quad$, $\\quad y$, \\[\n\\quad x \\]") == 6
     assert blank_markup(b"$a\\quad\\quad\\quad b$ $a\\quad{}\\quad{}\\quad b$ $a\\ \\ \\ b$") == 3
     assert blank_markup(b"$~~~$ ${}$ $x{}$ $x~~$") == 5  # `{}` at each edge of a formula, `~~` inside it

@@ -154,8 +154,8 @@ class FormatConfig:
             `max_copied_code_share`), as a share of the reasoning's bytes (`min_reasoning_chars`): a proof pasted
             again and again around a stock opening is code in place of reasoning, however short the opening.
         max_prose_code_share: Most share of the prose's bytes (spaces and digits aside) in lines that equal a line
-            of the final code, as written, as a list item or inline code, or behind a short label (`Then: ...`):
-            the reasoning is words, not the proof pasted without a fence.
+            of the final code, as written, as a list item or inline code, or with a label of up to 16 key bytes
+            before or after it (`Then: ...`): the reasoning is words, not the proof pasted without a fence.
         min_reasoning_chars: Fewest bytes of the thinking's prose (spaces, digits and newlines aside), without the short
             line that leads into each block: a thinking that is the code with a line or two around it is not
             reasoning.
@@ -168,7 +168,8 @@ class FormatConfig:
         max_proof_comment_density: Most comment share (of non-whitespace characters) in the final proof body.
         max_proof_prose_comment_chars: Most key bytes of the final proof body's comment lines (24 key bytes or more
             each) whose opening or ending is a piece of a prose line: the reasoning moved into comments between the
-            tactics, sentence by sentence, measured once five lines quote it or one line longer than a label does.
+            tactics, sentence by sentence, measured once five lines quote it, one line longer than a label (100 key
+            bytes), or fewer lines of more than 240 key bytes together.
             Real proofs quote none; the steps of a plan listed in the thinking, used as the proof's labels, are not
             counted.
         max_tactics_comment_density: Most comment share (of non-whitespace characters) over all tactic blocks.
@@ -221,9 +222,10 @@ class FormatConfig:
         max_tab_chars: Most tab characters anywhere (the models write none; in code Lean refuses them).
         max_blank_markup: Most pieces of markup anywhere that render as blank space or as nothing: HTML comments,
             tags and blank entities (`&nbsp;`, `<br>`, `<!-- -->`), Markdown links without text and Markdown comments,
-            and TeX's spaces, line breaks and invisible boxes (quad, `~`, newline, hspace, phantom, kern), once for each
-            three in a row or at a formula's edge (one or two between two parts of a formula are its layout):
-            `&nbsp;` after every line pads it without a whitespace character.
+            formulas, code spans and bold of spaces (`$ $`, `****`), empty fenced blocks, and TeX's spaces, line
+            breaks and invisible boxes (quad, `~`, newline, hspace, phantom, kern), once for each three in a row or
+            one at a formula's edge (one or two between two parts of a formula are its layout, and so is a line
+            break ending a display): `&nbsp;` after every line pads it without a whitespace character.
         max_invisible_chars: Most invisible characters anywhere: zero-width and other format characters, non-ASCII
             spaces (no-break, ideographic, ...), control characters, variation selectors, blank Braille, lone
             surrogates, and every character of Unicode's format category or unassigned.

@@ -174,6 +174,8 @@ _MIN_COPIED_KEY = 6
 # The longest label (in key bytes: spaces and digits deleted) before a pasted line of code, `Step:`, `Next,apply`:
 # the thirty-third red team's labels kept a thinking of the proof's lines, each labelled, on 140 of 188 rows.
 _LONGEST_CODE_LABEL = 16
+# The final code's longest keys that `_labelled_copies` looks for: a proof of more lines is over other bounds.
+_MOST_LABELLED_KEYS = 200
 # How prose marks a line of code, in keys (spaces and digits deleted): a list item (`-`, `*`, or numbered: `1.`),
 # inline code, a formula (`$...$`), a quote (`>`), bold, and a list item of inline code or a formula.
 _PROSE_MARKS = (
@@ -347,7 +349,8 @@ class FormatMetrics:
             counted without its spacing).
         copied_to_reasoning: The characters of `copied_code_share` over the reasoning's bytes (`reasoning_chars`).
         prose_code_share: Share of the prose's bytes (its keys: spaces and digits aside) in lines that equal a line of
-            the final code by the same key.
+            the final code by the same key, as written, marked as a list item or inline code, or with a label of up to
+            16 key bytes before or after it.
         reasoning_chars: UTF-8 bytes of the thinking's prose, spaces, tabs, digits and newlines aside, without the
             line that leads into each block.
         code_loop_repeats: Copies in a row of the most looped passage of proof lines, in one tactic block or in the
@@ -1659,12 +1662,15 @@ def _prose_copies(repetition: Repetition, final: LeanParts) -> int:
 def _labelled_copies(counts: Counter[bytes], keys: list[bytes], found: set[bytes]) -> int:
     """Bytes of the prose's keys in lines that are a final-code line with a short label (`Then: norm_num (done)`).
 
-    A label of up to `_LONGEST_CODE_LABEL` key bytes before or after it, any words or marks, hides a pasted line from
-    `_PROSE_MARKS`; a line that quotes a line of code in a longer sentence is reasoning. `found` are the lines counted already (copies
-    as written, or marked as a list item or inline code). Each code key is searched for in the prose's distinct
-    keys joined (in C), so only the lines that hold one cost Python.
+    A label of up to `_LONGEST_CODE_LABEL` key bytes before or after it, any words or marks, hides a pasted line
+    from `_PROSE_MARKS`; a line that quotes a line of code in a longer sentence is reasoning. `found` are the lines
+    counted already (copies as written, or marked as a list item or inline code). Each code key is searched for in
+    the prose's distinct keys short enough to hold it and a label, joined (in C), so only the lines that hold one
+    cost Python. A line counts once, for the longest key it holds: the keys' order is their length, not a set's.
     """
-    prose = b"\n".join(counts)
+    keys = sorted(keys, key=lambda key: (-len(key), key))[:_MOST_LABELLED_KEYS]
+    longest = len(keys[0]) + _LONGEST_CODE_LABEL
+    prose = b"\n".join([line for line in counts if len(line) <= longest])
     counted: set[int] = set()
     copied = 0
     for key in keys:
@@ -1709,7 +1715,11 @@ def _prose_comments(repetition: Repetition, comments: Sequence[Comment], limit: 
         # lines of their own, about as long as the comment.
         end = prose.find(b"\n", at)
         line = prose[prose.rfind(b"\n", 0, at) + 1 : end if end >= 0 else len(prose)]
-        if line[:1] in _LIST_MARKS and len(line) <= len(key) + _PROSE_COMMENT_SLACK <= _LONGEST_LABEL_COMMENT:
+        if (
+            line[:1] in _LIST_MARKS
+            and len(line) <= len(key) + _PROSE_COMMENT_SLACK
+            and len(key) <= _LONGEST_LABEL_COMMENT
+        ):
             continue
         total += len(key)
         # A line longer than a label's is the reasoning moved, however few (`:= by -- <a paragraph>`).
@@ -1730,8 +1740,8 @@ _FEW_PROSE_COMMENTS = 5
 # rows (the thirty-third red team).
 _LONGEST_LABEL_COMMENT = 100
 # Fewer lines than `_FEW_PROSE_COMMENTS` count once they quote more key bytes than this together: four comment lines
-# of 99 key bytes each kept the full score on 26 of 30 rows (the thirty-fourth red team); four labels of a plan's
-# steps, a sentence each, hold about 240.
+# of 110 characters each kept the full score on 81 of 112 rows (the thirty-fourth red team's attack); four labels of
+# a plan's steps, a sentence each, hold about 240.
 _MOST_LABEL_COMMENT_BYTES = 240
 _MIN_PROSE_COMMENT = 24
 _MOST_PROSE_COMMENTS = 100

@@ -159,7 +159,7 @@ def blank_markup(data: bytes) -> int:
         count += len(_LINK_DEFINITION.findall(data))
     if b"white" in data:
         count += len(_WHITE_TEXT.findall(data))
-    if b"~~" in data or b"~ " in data or b"~{" in data:  # a cheap test first: real completions write no `~~`
+    if b"~" in data:
         count += _tilde_padding(data)
     count += _empty_pairs(data)
     units = list(_TEX_SPACE.finditer(data))
@@ -167,12 +167,11 @@ def blank_markup(data: bytes) -> int:
 
 
 def _tilde_padding(data: bytes) -> int:
-    r"""The runs of TeX no-break spaces inside a formula of `data`: each three (`~~~`, `~ ~ ~`), or two at its edge.
+    r"""The runs of TeX no-break spaces inside a formula of `data`: each three (`~~~`, `~ ~ ~`), or two at a `$`.
 
     A formula is told by its line: an odd number of `$` before the run (`$$` is one), or a `\(` or `\[` not closed
-    before it. Outside a formula a `~` shows
-    as written, `~~~` opens a Markdown fence, and in Lean `~~~x` is a complement; one `~` between two formulas is a
-    range (`$1$~$5$`) or "about" (`~$50`).
+    before it. Outside a formula a `~` shows as written, `~~~` opens a Markdown fence, and in Lean `~~~x` is a
+    complement; one `~` between two formulas is a range (`$1$~$5$`) or "about" (`~$50`).
     """
     count = 0
     for run in _TILDE_RUN.finditer(data):
@@ -184,7 +183,7 @@ def _tilde_padding(data: bytes) -> int:
         tildes = run.group().count(b"~")
         if tildes >= 3:
             count += tildes // 3  # a long run pads as much as many short ones
-        elif data[line:start].rstrip(b" \t").endswith(b"$") or data[end : end + 64].lstrip(b" \t").startswith(b"$"):
+        elif before.rstrip(b" \t").endswith(b"$") or data[end : end + 64].lstrip(b" \t").startswith(b"$"):
             count += 1
     return count
 
