@@ -11,7 +11,7 @@
   counted lines equal to a code line or marked as a list item or inline code only. A line that is a code line after
   a label of up to 16 key bytes counts now, and the bound is 0.1 (real prose: at most 0.016).
 - False rejects: a statement spelled with `->`, `<=`, `/\\` or `forall` (Lean reads each as `→`, `≤`, `∧`, `∀`)
-  lost the full score on every row. The statement normaliser reads them alike now (`Declaration.statement`); `¬`
+  lost the full score on every row. The statement normaliser reads them alike now (`Declaration.compared`); `¬`
   spelled `Not` still differs, since it parses otherwise, and so does `Real` for `ℝ`: a name the code may bind.
 - The thirty-fourth red team, on the fixes: a code line with words after it (`(done)`, quotes, `!`), four comment
   lines of 99 key bytes, `~` runs inside `\\( \\)`, and `Real` bound by a `variable` and written for `ℝ` (an

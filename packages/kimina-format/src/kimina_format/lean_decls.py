@@ -98,6 +98,8 @@ class Declaration:
             the `:=` (a `do` block reassigns with `:=`, tactics bind with it), a `let`/`have` whose `:=` never
             comes, or a declaration that ends in `:= by sorry` at another `:=` than the one found. Comparisons
             of such a statement fail closed.
+        compared: `statement` with each spelling Lean reads as another written as that one (`->` as `→`): what
+            statements are compared by.
     """
 
     keyword: str
@@ -113,6 +115,7 @@ class Declaration:
     attributes: tuple[str, ...] = ()
     command_start: int = 0
     statement_unsure: bool = False
+    compared: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -499,7 +502,7 @@ def _declaration(
         name=name,
         start=keyword.start,
         line=line_of(text, keyword.start) if line is None else line,
-        statement=_same_syntax(statement),
+        statement=tuple([t.text for t in statement]),
         proof_start=proof_start,
         tokens=written_tokens,
         written_name=written,
@@ -508,6 +511,7 @@ def _declaration(
         attributes=attributes,
         command_start=command_start,
         statement_unsure=unsure,
+        compared=_same_syntax(statement),
     )
 
 

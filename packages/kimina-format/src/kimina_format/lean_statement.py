@@ -113,7 +113,7 @@ def match_statement(code: LeanText, statement: LeanText, theorem: str | None = N
         same = [
             d
             for d in code.declarations
-            if d.keyword == "example" and d.statement == expected.statement and not d.statement_unsure
+            if d.keyword == "example" and d.compared == expected.compared and not d.statement_unsure
         ]
         if same:
             return StatementMatch(same[0], expected, ())
@@ -210,13 +210,13 @@ def compare_statements(expected: Declaration, actual: Declaration) -> str | None
             f"statement of `{actual.name}` cannot be compared token for token: where its type ends needs Lean's"
             " parser (`do`, `calc` or `by` in the type, or a `let`/`have` without its `:=`)"
         )
-    if expected.statement == actual.statement:
+    if expected.compared == actual.compared:
         return None
-    for i, (want, got) in enumerate(zip(expected.statement, actual.statement, strict=False)):
+    for i, (want, got) in enumerate(zip(expected.compared, actual.compared, strict=False)):
         if want != got:
-            context = " ".join(expected.statement[max(0, i - 3) : i])
+            context = " ".join(expected.compared[max(0, i - 3) : i])
             return f"statement of `{actual.name}` differs from the formal statement after `{context}`: " + (
                 f"expected `{want}`, found `{got}`"
             )
-    shorter = "shorter" if len(actual.statement) < len(expected.statement) else "longer"
+    shorter = "shorter" if len(actual.compared) < len(expected.compared) else "longer"
     return f"statement of `{actual.name}` is {shorter} than the formal statement"
