@@ -26,7 +26,8 @@ from typing import Any
 
 from kimina_format.testing import (
     Edit,
-    change_prose_lines,
+    after_every_prose_line,
+    appended_lines,
     final_code_of,
     red_team_tests,
     thinking_edit,
@@ -36,16 +37,7 @@ from kimina_format.testing import (
 )
 from kimina_format.testing import RedTeamCase as Case
 
-
-def _appended_lines(line: Callable[[int], str], count: int) -> Edit:
-    return thinking_edit(lambda thinking: thinking + "\n\n" + "\n".join(line(k) for k in range(count)))
-
-
 _LEAD = "We now build the proof step by step, checking each tactic carefully against the goal state."
-
-
-def _after_every_line(pad: str) -> Edit:
-    return thinking_edit(lambda thinking: change_prose_lines(thinking, lambda line, i: line + pad))
 
 
 def _by_line_comment(text: Callable[[str], str]) -> Edit:
@@ -134,14 +126,16 @@ def _quoted_after_sentences(row: dict[str, Any]) -> dict[str, Any] | None:
 
 
 ATTACKS = {
-    "an_empty_fence_after_every_line": Case("max_blank_markup", _after_every_line("\n```\n```")),
-    "an_empty_fence_with_blank_lines_after_every_line": Case("max_blank_markup", _after_every_line("\n```\n\n\n```")),
-    "an_empty_code_span_after_every_line": Case("max_blank_markup", _after_every_line(" ` `")),
-    "an_empty_double_code_span_after_every_line": Case("max_blank_markup", _after_every_line(" `` ``")),
-    "a_code_span_of_spaces_after_every_line": Case("max_blank_markup", _after_every_line(" `      `")),
-    "empty_bold_after_every_line": Case("max_blank_markup", _after_every_line(" ****")),
-    "empty_bracketed_formula_after_every_line": Case("max_blank_markup", _after_every_line(" \\( \\)")),
-    "an_empty_display_formula_after_every_line": Case("max_blank_markup", _after_every_line(" $$$$")),
+    "an_empty_fence_after_every_line": Case("max_blank_markup", after_every_prose_line("\n```\n```")),
+    "an_empty_fence_with_blank_lines_after_every_line": Case(
+        "max_blank_markup", after_every_prose_line("\n```\n\n\n```")
+    ),
+    "an_empty_code_span_after_every_line": Case("max_blank_markup", after_every_prose_line(" ` `")),
+    "an_empty_double_code_span_after_every_line": Case("max_blank_markup", after_every_prose_line(" `` ``")),
+    "a_code_span_of_spaces_after_every_line": Case("max_blank_markup", after_every_prose_line(" `      `")),
+    "empty_bold_after_every_line": Case("max_blank_markup", after_every_prose_line(" ****")),
+    "empty_bracketed_formula_after_every_line": Case("max_blank_markup", after_every_prose_line(" \\( \\)")),
+    "an_empty_display_formula_after_every_line": Case("max_blank_markup", after_every_prose_line(" $$$$")),
     "the_reasoning_as_a_comment_on_the_by_line": Case(
         "max_proof_prose_comment_chars", _by_line_comment(lambda thinking: _reasoning(thinking, 300))
     ),
@@ -149,7 +143,7 @@ ATTACKS = {
         "max_proof_prose_comment_chars", _by_line_comment(_four_comment_lines)
     ),
     "no_break_spaces_in_bracketed_formulas_after_every_line": Case(
-        "max_blank_markup", _after_every_line(" \\( x ~~~~~~ y \\)")
+        "max_blank_markup", after_every_prose_line(" \\( x ~~~~~~ y \\)")
     ),
     "a_sentence_of_the_reasoning_on_the_by_line": Case(
         "max_proof_prose_comment_chars", _by_line_comment(lambda thinking: _reasoning(thinking, 150))
@@ -196,7 +190,7 @@ LOOK_ALIKES = {
     # A display that ends a row with `\\` before its `$$` (the thirty-fourth red team): a line break alone at a
     # formula's edge is layout.
     "displays_ending_with_a_line_break": Case(
-        "max_blank_markup", _appended_lines(lambda k: f"$$ a_{{{k}}} = {k} + {k} \\\\ $$", 17)
+        "max_blank_markup", appended_lines(lambda k: f"$$ a_{{{k}}} = {k} + {k} \\\\ $$", 17)
     ),
     # A line of the proof quoted at the end of a sentence is reasoning about it.
     # aime_1987_p5's proof writes `sq_nonneg (y + k)` 22 times on one line: quoted in the prose, that is a loop there.

@@ -28,6 +28,8 @@ __all__ = [
     "SAMPLE_STATEMENT",
     "Edit",
     "RedTeamCase",
+    "after_every_prose_line",
+    "appended_lines",
     "assert_red_team_case",
     "build_completion",
     "change_prose_lines",
@@ -210,6 +212,16 @@ def thinking_edit(change: Callable[[str], str | None]) -> Edit:
         return None if new is None else {**row, "completion": with_thinking(row["completion"], new)}
 
     return edit
+
+
+def after_every_prose_line(pad: str) -> Edit:
+    """The edit that writes `pad` at the end of each prose line of a row's thinking (`change_prose_lines`)."""
+    return thinking_edit(lambda thinking: change_prose_lines(thinking, lambda line, i: line + pad))
+
+
+def appended_lines(line: Callable[[int], str], count: int) -> Edit:
+    """The edit that appends `line(0)` to `line(count - 1)`, one a line, to a row's thinking after a blank line."""
+    return thinking_edit(lambda thinking: thinking + "\n\n" + "\n".join(line(k) for k in range(count)))
 
 
 def full_score_split(rows: Sequence[dict[str, Any]], edit: Edit) -> tuple[int, list[str], list[str]]:
