@@ -125,6 +125,32 @@ def _quoted_after_sentences(row: dict[str, Any]) -> dict[str, Any] | None:
     return {**row, "completion": with_thinking(row["completion"], thinking)}
 
 
+_NAME = r"[^\W\d]\w*'*"
+_GROUP = re.compile(rf"([({{⦃])((?:{_NAME} )+{_NAME}) : ([^(){{}}⦃⦄]+?)([)}}⦄])")  # two names or more
+_BARE = re.compile(rf"([∀∃]) ((?:{_NAME} )*{_NAME}) : ([^(){{}}⦃⦄,]+),")
+
+
+def _split_groups(statement: str, retype: Callable[[str], str] = lambda type_: type_) -> str:
+    """`statement` with each binder group of several names written one binder a name, the last one's type by
+    `retype`."""
+
+    def split(group: re.Match[str]) -> str:
+        opener, names, type_, closer = group.groups()
+        *first, last = names.split()
+        return " ".join(
+            [*(f"{opener}{name} : {type_}{closer}" for name in first), f"{opener}{last} : {retype(type_)}{closer}"]
+        )
+
+    return _GROUP.sub(split, statement)
+
+
+def _bracket_bare_binders(statement: str) -> str:
+    """`statement` with each bare typed run after `∀` or `∃` bracketed one binder a name: `∀ (x : ℝ) (y : ℝ),`."""
+    return _BARE.sub(
+        lambda run: run[1] + " " + " ".join(f"({name} : {run[3]})" for name in run[2].split()) + ",", statement
+    )
+
+
 ATTACKS = {
     "an_empty_fence_after_every_line": Case("max_blank_markup", after_every_prose_line("\n```\n```")),
     "an_empty_fence_with_blank_lines_after_every_line": Case(
@@ -162,6 +188,10 @@ ATTACKS = {
     "the_proof_lines_each_as_inline_code_behind_then": Case(
         "max_prose_code_share", _labelled_proof("then `", "`"), most_kept=3
     ),
+    # The look-alike above with the last name of each group given another type: a changed statement.
+    "binder_groups_split_with_one_type_changed": Case(
+        "statement", _statement_spelled(lambda s: _split_groups(s, lambda type_: "ℤ" if type_ != "ℤ" else "ℕ"))
+    ),
 }
 
 LOOK_ALIKES = {
@@ -186,6 +216,11 @@ LOOK_ALIKES = {
         _statement_spelled(
             lambda s: s.replace("∧", "/\\").replace("∨", "\\/").replace("∀", "forall").replace("∃", "exists")
         ),
+    ),
+    # Lean elaborates a binder group as its binders one by one: `(x y : ℝ)` and `(x : ℝ) (y : ℝ)` state the same, and
+    # so do `∀ x y : ℝ, P` and `∀ (x : ℝ) (y : ℝ), P`. Each lost the full score on every row under 0.18.0.
+    "a_statement_with_its_binders_split_and_bracketed": Case(
+        "statement", _statement_spelled(lambda s: _bracket_bare_binders(_split_groups(s)))
     ),
     # A display that ends a row with `\\` before its `$$` (the thirty-fourth red team): a line break alone at a
     # formula's edge is layout.

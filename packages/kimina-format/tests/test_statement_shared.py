@@ -281,3 +281,102 @@ def test_not_and_bne_are_no_unicode_spelling() -> None:
     statement = HEADER + "theorem t (a b : ℕ) (h : ¬ a = b) : a ≠ b := by sorry"
     assert not statement_preserved(HEADER + "theorem t (a b : ℕ) (h : Not a = b) : a ≠ b := by\n  simp", statement)
     assert not statement_preserved(HEADER + "theorem t (a b : ℕ) (h : ¬ a = b) : a != b := by\n  simp", statement)
+
+
+_GROUPED = (
+    "theorem t (x y : ℝ) {a b : ℕ} (h₀ : ∀ u v : ℝ, u + v = v + u) (h₁ : ∃ (m n : ℕ), m < n) : (x + y : ℝ) = y + x"
+)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        # Lean elaborates a binder group as its binders one by one, and `∀ u v : ℝ,` as `∀ (u : ℝ) (v : ℝ),`.
+        "theorem t (x : ℝ) (y : ℝ) {a : ℕ} {b : ℕ} (h₀ : ∀ (u : ℝ) (v : ℝ), u + v = v + u)"
+        " (h₁ : ∃ (m : ℕ) (n : ℕ), m < n) : (x + y : ℝ) = y + x",
+        "theorem t (x : ℝ) (y : ℝ) {a b : ℕ} (h₀ : ∀ (u v : ℝ), u + v = v + u) (h₁ : ∃ m n : ℕ, m < n) :"
+        " (x + y : ℝ) = y + x",
+        "theorem t (x y : ℝ) {a b : ℕ} (h₀ : forall u v : ℝ, u + v = v + u) (h₁ : exists (m : ℕ) (n : ℕ), m < n) :"
+        " (x + y : ℝ) = y + x",
+    ],
+)
+def test_binder_groups_split_are_the_same_statement(written: str) -> None:
+    assert statement_preserved(HEADER + written + " := by\n  simp", HEADER + _GROUPED + " := by sorry")
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "theorem t (x y : ℝ) {a : ℕ} (b : ℕ) (h₀ : ∀ u v : ℝ, u + v = v + u) (h₁ : ∃ (m n : ℕ), m < n) :"
+        " (x + y : ℝ) = y + x",  # `b` made explicit
+        "theorem t (y x : ℝ) {a b : ℕ} (h₀ : ∀ u v : ℝ, u + v = v + u) (h₁ : ∃ (m n : ℕ), m < n) :"
+        " (x + y : ℝ) = y + x",  # the binders reordered
+        "theorem t (x : ℝ) (y : ℤ) {a b : ℕ} (h₀ : ∀ u v : ℝ, u + v = v + u) (h₁ : ∃ (m n : ℕ), m < n) :"
+        " (x + y : ℝ) = y + x",  # one type changed
+        "theorem t (x y : ℝ) {a b : ℕ} (h₀ : ∀ u, ∀ v : ℝ, u + v = v + u) (h₁ : ∃ (m n : ℕ), m < n) :"
+        " (x + y : ℝ) = y + x",  # `u` left to inference
+        # A bracket after the colon is a term: `(x + y : ℝ)` ascribes a type, it binds nothing.
+        "theorem t (x y : ℝ) {a b : ℕ} (h₀ : ∀ u v : ℝ, u + v = v + u) (h₁ : ∃ (m n : ℕ), m < n) :"
+        " (x : ℝ) + (y : ℝ) = y + x",
+    ],
+)
+def test_binder_changes_stay_other_statements(written: str) -> None:
+    assert not statement_preserved(HEADER + written + " := by\n  simp", HEADER + _GROUPED + " := by sorry")
+
+
+def test_a_binder_head_in_a_bare_type_keeps_its_commas() -> None:
+    # `∀ a : ∀ b : ℕ, b = b, a = a`: Lean reads the type of `a` up to the second comma; splitting it at the first
+    # would compare another statement. Such a run is compared as written.
+    statement = HEADER + "theorem t : ∀ (a : ∀ b : ℕ, b = b), True := by sorry"
+    assert statement_preserved(HEADER + "theorem t : ∀ (a : ∀ (b : ℕ), b = b), True := by\n  simp", statement)
+    bare = HEADER + "theorem t : ∀ a : ∀ b : ℕ, b = b, True := by sorry"
+    assert statement_preserved(HEADER + "theorem t : ∀ a : ∀ b : ℕ, b = b, True := by\n  simp", bare)
+    assert not statement_preserved(HEADER + "theorem t : ∀ (a : ∀ (b : ℕ)), b = b, True := by\n  simp", bare)
+
+
+@pytest.mark.parametrize(
+    "binders",
+    [
+        "∀ (a : " * 3000 + "P" + ")" * 3000,  # nested deeper than the splitting recurses
+        "∀ a : " * 3000 + "P",
+        "(a b : ∀ (c d : " * 1500 + "P" + "))" * 1500,  # each level doubles the one below
+        "(" + " ".join(f"x{i}" for i in range(2000)) + " : " + "ℕ × " * 2000 + "ℕ)",  # many names, a long type
+    ],
+)
+def test_hostile_binders_are_split_in_bounded_space(binders: str) -> None:
+    code = HEADER + f"theorem t {binders} : True := by\n  simp"
+    (theorem,) = LeanText.of(code).declarations
+    assert len(theorem.compared) <= 3 * len(theorem.statement) + 256
+    assert statement_preserved(code, HEADER + f"theorem t {binders} : True := by sorry")
+
+
+@pytest.mark.parametrize(
+    ("statement", "code"),
+    [
+        # The helper red team of the binder change: `«¬»` is a name the code may define (as `True`), `¬` is `Not`.
+        (
+            "theorem t (x : ℝ) (h₀ : x ^ 2 = 2) : ¬ (∃ q : ℚ, (q : ℝ) = x) := by sorry",
+            "def «¬» (p : Prop) : Prop := True\n\ntheorem t (x : ℝ) (h₀ : x ^ 2 = 2) : «¬» (∃ q : ℚ, (q : ℝ) = x) := by"
+            "\n  trivial",
+        ),
+        # `«Nat.Prime»` is one name with a dot in it, not Mathlib's `Nat.Prime`.
+        (
+            "theorem t (n : ℕ) (h₀ : 0 < n) : Nat.Prime (n ^ 2 + 1) := by sorry",
+            "def «Nat.Prime» (n : ℕ) : Prop := True\n\ntheorem t (n : ℕ) (h₀ : 0 < n) : «Nat.Prime» (n ^ 2 + 1) := by"
+            "\n  trivial",
+        ),
+        # A definition of the statement compared token for token: `«2»` is a name, not the number.
+        (
+            "def double (n : ℕ) : ℕ := 2 * n\n\ntheorem t (n : ℕ) : double n = n + n := by sorry",
+            "def «2» : ℕ := 0\n\ndef double (n : ℕ) : ℕ := «2» * n\n\ntheorem t (n : ℕ) : double n = n + n := by\n  simp",
+        ),
+    ],
+    ids=["a-symbol", "a-dotted-name", "a-number-in-a-definition"],
+)
+def test_an_escaped_name_is_no_symbol_number_or_dotted_name(statement: str, code: str) -> None:
+    assert not statement_preserved(HEADER + code, HEADER + statement)
+
+
+def test_an_escaped_theorem_name_is_its_name() -> None:
+    statement = HEADER + "theorem my_thm (x : ℕ) : x + 0 = x := by sorry"
+    assert statement_preserved(HEADER + "theorem «my_thm» (x : ℕ) : x + 0 = x := by\n  simp", statement)

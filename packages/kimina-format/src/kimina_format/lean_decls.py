@@ -98,8 +98,10 @@ class Declaration:
             the `:=` (a `do` block reassigns with `:=`, tactics bind with it), a `let`/`have` whose `:=` never
             comes, or a declaration that ends in `:= by sorry` at another `:=` than the one found. Comparisons
             of such a statement fail closed.
-        compared: `statement` with each spelling Lean reads as another written as that one (`->` as `→`): what
-            statements are compared by.
+        compared: `statement` with each spelling Lean reads as another written as that one (`->` as `→`, `(x y : ℝ)`
+            as `(x : ℝ) (y : ℝ)`) and each escaped name as written (`«¬»`): what statements are compared by.
+        exact: `tokens` with each escaped name as written (`«¬»` is a name, not `¬`): what definitions are compared
+            by.
     """
 
     keyword: str
@@ -116,6 +118,7 @@ class Declaration:
     command_start: int = 0
     statement_unsure: bool = False
     compared: tuple[str, ...] = ()
+    exact: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -402,12 +405,13 @@ def attribute_names(tokens: tuple[Token, ...] | list[Token]) -> list[str]:
     return names
 
 
-def _same_syntax(tokens: list[Token]) -> tuple[str, ...]:
+def _same_syntax(tokens: list[Token], source: str) -> tuple[str, ...]:
     r"""The texts of `tokens`, each spelling that Lean reads as another's written as that one (`->` as `→`).
 
     Lean's parser takes `->`, `<->`, `<=`, `>=`, `/\`, `\/`, `=>`, `forall`, `exists` and `fun` for `→`, `↔`, `≤`,
     `≥`, `∧`, `∨`, `↦`, `∀`, `∃` and `λ`: a statement written with either spelling is the same. (`!=` is `bne`, not
-    `≠`; `Real` is a name the code may bind, where Mathlib's `ℝ` is a notation that cannot be.)
+    `≠`; `Real` is a name the code may bind, where Mathlib's `ℝ` is a notation that cannot be.) An escaped name is
+    its text in `source` as written: `«¬»` is a name the code may define, `¬` is `Not`.
     """
     out: list[str] = []
     k = 0
@@ -415,7 +419,7 @@ def _same_syntax(tokens: list[Token]) -> tuple[str, ...]:
         tok = tokens[k]
         k += 1
         if tok.kind == "ident":
-            out.append(tok.text if tok.escaped else _SAME_NAME.get(tok.text, tok.text))
+            out.append(source[tok.start : tok.end] if tok.escaped else _SAME_NAME.get(tok.text, tok.text))
             continue
         if tok.kind == "symbol" and tok.text in _ASCII_HEADS:
             # The lexer cuts symbols into characters: a spelling is its characters written together.
@@ -433,6 +437,166 @@ def _same_syntax(tokens: list[Token]) -> tuple[str, ...]:
             continue
         out.append(tok.text)
     return tuple(out)
+
+
+def _split_binders(tokens: list[Token]) -> list[Token]:
+    """A statement's `tokens` with each binder group of several names split: `(x y : ℝ)` as `(x : ℝ) (y : ℝ)`.
+
+    Lean elaborates a group as its binders one after another, so both spellings declare the same. Groups are read
+    where only binders stand: before the signature's colon at depth 0, and after `∀`, `∃`, `λ`, `fun`, `forall` or
+    `exists`, where a bare typed run (`∀ x y : ℝ, P`) is bracketed too (`∀ (x : ℝ) (y : ℝ), P`). A bracket elsewhere
+    may be a term (`(f x : ℝ)` is an ascription) and stays as written. So do binders nested deeper than
+    `_MOST_BINDER_LEVELS`, and splits past a budget of new tokens: hostile input costs linear time and space.
+    """
+    return _BinderSplit(tokens).run(0, len(tokens), signature=True, levels=0)
+
+
+class _BinderSplit:
+    """One statement's binder splitting (`_split_binders`): its brackets matched once, and what is left to spend."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.budget = 2 * len(tokens) + 256  # new tokens the splits may still write
+        self.closes: dict[int, int] = {}
+        open_at: list[int] = []
+        for k, tok in enumerate(tokens):
+            if tok.kind == "symbol" and tok.text in _OPENERS:
+                open_at.append(k)
+            elif tok.kind == "symbol" and tok.text in _CLOSERS and open_at:
+                self.closes[open_at.pop()] = k
+
+    def run(self, start: int, end: int, *, signature: bool, levels: int) -> list[Token]:
+        """`tokens[start:end]` split, its signature binders too when `signature`."""
+        tokens = self.tokens
+        out: list[Token] = []
+        depth = 0
+        k = start
+        in_binders = False  # just after a binder head, among its binders
+        deeper = levels < _MOST_BINDER_LEVELS
+        while k < end:
+            tok = tokens[k]
+            at_signature = signature and depth == 0
+            if at_signature and tok.text == ":" and tok.kind == "symbol" and not _assigns(tokens, k):
+                signature = at_signature = False
+            close = self.closes.get(k, end)
+            if (at_signature or in_binders) and deeper and tok.text in _BINDER_BRACKETS and close < end:
+                out.extend(self.group(k, close, levels + 1))
+                k = close + 1
+                continue
+            if in_binders and _is_binder_name(tok):
+                names = k
+                while names < end and _is_binder_name(tokens[names]):
+                    names += 1
+                type_end = _typed_run_end(tokens, names, end)
+                if type_end is not None and deeper:
+                    type_ = self.run(names + 1, type_end, signature=False, levels=levels + 1)
+                    out.extend(self.spread(tokens[k:names], [tokens[names], *type_], _SYNTHETIC_OPEN, _SYNTHETIC_CLOSE))
+                    k = type_end
+                    in_binders = False
+                    continue
+                out.extend(tokens[k:names])
+                k = names
+                continue
+            in_binders = not tok.escaped and tok.text in _BINDER_HEADS
+            if tok.kind == "symbol" and tok.text in _OPENERS:
+                depth += 1
+            elif tok.kind == "symbol" and tok.text in _CLOSERS:
+                depth = max(0, depth - 1)
+            out.append(tok)
+            k += 1
+        return out
+
+    def group(self, opener: int, close: int, levels: int) -> list[Token]:
+        """The binder group `tokens[opener : close + 1]` one binder a name, its type's own binders split too."""
+        tokens = self.tokens
+        names = opener + 1
+        while names < close and _is_binder_name(tokens[names]):
+            names += 1
+        if names == opener + 1 or (names < close and (tokens[names].text != ":" or _assigns(tokens, names))):
+            return [tokens[opener], *self.run(opener + 1, close, signature=False, levels=levels), tokens[close]]
+        rest = self.run(names, close, signature=False, levels=levels)  # `: type` (and a default), or nothing
+        return self.spread(tokens[opener + 1 : names], rest, tokens[opener], tokens[close])
+
+    def spread(self, names: list[Token], rest: list[Token], opener: Token, closer: Token) -> list[Token]:
+        """`opener name rest closer` for each of `names`, or all names in one group once the budget is spent."""
+        extra = (len(names) - 1) * (len(rest) + 2)
+        if extra > self.budget:
+            return [opener, *names, *rest, closer]
+        self.budget -= extra
+        out: list[Token] = []
+        for name in names:
+            out.extend([opener, name, *rest, closer])
+        return out
+
+
+def _typed_run_end(tokens: list[Token], colon_at: int, end: int) -> int | None:
+    """Where the type of a bare typed binder run (`∀ x y : ℝ, P`) whose `:` is at `colon_at` ends.
+
+    That is the first comma at bracket depth 0 after it (or `end`). None when `colon_at` holds no such `:`, or when the
+    type holds a binder head, which may take that comma as its own (`∀ a : ∀ b : P, Q, R`).
+    """
+    if colon_at >= end or tokens[colon_at].text != ":" or _assigns(tokens, colon_at):
+        return None
+    depth = 0
+    for k in range(colon_at + 1, end):
+        tok = tokens[k]
+        if tok.text in _BINDER_HEADS and not tok.escaped:
+            return None
+        if tok.kind == "symbol" and tok.text in _OPENERS:
+            depth += 1
+        elif tok.kind == "symbol" and tok.text in _CLOSERS:
+            depth -= 1
+            if depth < 0:
+                return k
+        elif depth == 0 and tok.text == ",":
+            return k
+    return end
+
+
+def _assigns(tokens: list[Token], colon_at: int) -> bool:
+    """Whether the `:` at `colon_at` is the start of a `:=`."""
+    return (
+        colon_at + 1 < len(tokens)
+        and tokens[colon_at + 1].text == "="
+        and tokens[colon_at + 1].start == tokens[colon_at].end
+    )
+
+
+def _is_binder_name(tok: Token) -> bool:
+    """Whether `tok` can name a binder: an identifier, not a keyword, not a dotted name."""
+    return tok.kind == "ident" and (tok.escaped or (tok.text not in _NOT_BINDER_NAMES and "." not in tok.text))
+
+
+# The brackets of explicit, implicit and strict-implicit binders (an instance binder names one at most).
+_BINDER_BRACKETS = frozenset({"(", "{", "⦃"})
+_BINDER_HEADS = frozenset({"∀", "∃", "λ", "fun", "forall", "exists"})
+_NOT_BINDER_NAMES = frozenset(
+    {
+        "fun",
+        "forall",
+        "exists",
+        "let",
+        "have",
+        "show",
+        "if",
+        "then",
+        "else",
+        "match",
+        "with",
+        "by",
+        "do",
+        "at",
+        "from",
+        "in",
+        "where",
+        "calc",
+    }
+)
+# Binder groups nested deeper are compared as written: the splitting recurses, and hostile nesting must stay cheap.
+_MOST_BINDER_LEVELS = 16
+# Brackets the spelling never had: distinct offsets, so that no symbol spelling reads across them.
+_SYNTHETIC_OPEN = Token("symbol", "(", -2, -2)
+_SYNTHETIC_CLOSE = Token("symbol", ")", -4, -4)
 
 
 # Keywords only: `Real` for `ℝ` is a name, which the code may bind to anything (`variable {Real : Type}`).
@@ -494,6 +658,13 @@ def _declaration(
                 unsure = True
         statement.append(tok)
     written_tokens = tuple(t.text for t in tokens[j:end])
+    # An escaped name is compared as written: `«¬»` and `«Nat.Prime»` are names of the code's own, not `¬` and
+    # Mathlib's `Nat.Prime`, though their texts without the escapes are those.
+    exact = (
+        tuple(text[t.start : t.end] if t.escaped else t.text for t in tokens[j:end])
+        if any(t.escaped for t in tokens[j:end])
+        else written_tokens
+    )
     if waiting or _ends_elsewhere(written_tokens, len(statement), proof_start):
         unsure = True
     command_start, modifiers, attributes = _prefix(tokens, i)
@@ -511,7 +682,8 @@ def _declaration(
         attributes=attributes,
         command_start=command_start,
         statement_unsure=unsure,
-        compared=_same_syntax(statement),
+        compared=_same_syntax(_split_binders(statement), text),
+        exact=exact,
     )
 
 

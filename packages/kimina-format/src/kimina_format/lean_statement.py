@@ -191,7 +191,7 @@ def _definition_problems(code: LeanText, statement: LeanText, target: Declaratio
             continue
         if expected.keyword in THEOREM_KEYWORDS:
             problem = compare_statements(expected, actual)
-        elif (actual.keyword, actual.tokens) != (expected.keyword, expected.tokens):
+        elif (actual.keyword, actual.exact) != (expected.keyword, expected.exact):
             problem = f"definition of `{actual.name}` differs from the formal statement"
         else:
             problem = None

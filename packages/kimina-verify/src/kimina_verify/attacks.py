@@ -51,6 +51,8 @@ _DOTTED = SIGNATURE.replace("theorem target", "theorem A.B.target")
 _CONTEXT = "instance : Fact (1 < 2) := ⟨by norm_num⟩\n\n"
 _LET_STATEMENT = HEADER + "theorem target : let y := 2; y + y = 4 := by\n  sorry\n"
 _AUTO = "theorem target (h : ∀ y : ℕ, (g y : ℕ) = y) : g 0 = 0 := by"
+_NEGATED = "theorem target (x : ℝ) (h₀ : x ^ 2 = 2) : ¬ (∃ q : ℚ, (q : ℝ) = x) := by"
+_GROUPED = "theorem target (x y : ℝ) : ∀ n m : ℕ, (x + y) * (n + m) = (y + x) * (m + n) := by"
 
 
 @dataclass(frozen=True)
@@ -284,8 +286,34 @@ SCOPES = AttackClass(
             rule="export",
             verdict="integrity",
         ),
+        # `«Real.log»` is one name with a dot in it, the code's own: its text without the escapes is `Real.log`.
+        Case(
+            "escaped_dotted_name",
+            HEADER
+            + "noncomputable def «Real.log» (x : ℝ) : ℝ := 0\n\n"
+            + SIGNATURE.replace("Real.log", "«Real.log»")
+            + "\n  simp [«Real.log»]\n",
+            rule="statement_mismatch",
+            verdict="integrity",
+        ),
+        # `«¬»` is a name the code may define, `¬` is `Not`.
+        Case(
+            "escaped_symbol",
+            HEADER + "def «¬» (p : Prop) : Prop := True\n\n" + _NEGATED.replace("¬", "«¬»") + "\n  trivial\n",
+            statement=HEADER + _NEGATED + "\n  sorry\n",
+            rule="statement_mismatch",
+            verdict="integrity",
+        ),
     ),
     lookalikes=(
+        # Lean elaborates a binder group as its binders one by one: `(x y : ℝ)` is `(x : ℝ) (y : ℝ)`.
+        Case(
+            "binder_group_split",
+            HEADER
+            + _GROUPED.replace("(x y : ℝ)", "(x : ℝ) (y : ℝ)").replace("∀ n m : ℕ,", "∀ (n : ℕ) (m : ℕ),")
+            + "\n  intro n m\n  ring\n",
+            statement=HEADER + _GROUPED + "\n  sorry\n",
+        ),
         Case(
             "closed_namespace",
             HEADER + "namespace Helpers\nlemma two : (2 : ℝ) = 1 + 1 := by norm_num\nend Helpers\n\n" + PROOF,

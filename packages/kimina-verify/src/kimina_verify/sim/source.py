@@ -301,8 +301,29 @@ def render_signature(signature: str, resolve: Callable[[str], str]) -> str:
     As Lean's printer does, it does not depend on how the source was spaced: a space stays only between two
     name or number characters (`(x:ℝ)` and `( x : ℝ )` both print `(x:ℝ)`).
     """
-    resolved = " ".join(_WORD.sub(lambda m: resolve(unescape(m.group())), signature).split())
+    resolved = " ".join(_WORD.sub(lambda m: resolve(unescape(m.group())), _one_binder_a_name(signature)).split())
     return _NEEDLESS_SPACE.sub("", resolved)
+
+
+def _one_binder_a_name(signature: str) -> str:
+    """`signature` with each binder group of several names written one binder a name: `(x y : ℝ)` as `(x : ℝ) (y : ℝ)`.
+
+    Lean's printer prints both spellings alike, and `∀ n m : ℕ, P` as `∀ (n m : ℕ), P`. An approximation by regular
+    expressions: a type with brackets nested twice keeps its group as written.
+    """
+    signature = _BARE_BINDERS.sub(
+        lambda m: m[1] + " " + " ".join(f"({name} : {m[3]})" for name in m[2].split()) + ",", signature
+    )
+    return _NAMES_GROUP.sub(
+        lambda m: " ".join(f"{m[1]}{name} : {m[3]}{_CLOSER[m[1]]}" for name in m[2].split()), signature
+    )
+
+
+_BINDER_NAME = r"[^\W\d][\w'!?₀-₉]*"
+_BINDER_TYPE = r"(?:[^(){}⦃⦄,]|\([^(){}⦃⦄]*\))+?"
+_NAMES_GROUP = re.compile(rf"([({{⦃])\s*((?:{_BINDER_NAME}\s+)+{_BINDER_NAME})\s*:\s*({_BINDER_TYPE})\s*[)}}⦄]")
+_BARE_BINDERS = re.compile(rf"([∀∃])\s*((?:{_BINDER_NAME}\s+)*{_BINDER_NAME})\s*:\s*({_BINDER_TYPE})\s*,")
+_CLOSER = {"(": ")", "{": "}", "⦃": "⦄"}
 
 
 def sorry_offsets(masked: str) -> list[int]:
