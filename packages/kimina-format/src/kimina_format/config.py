@@ -189,12 +189,14 @@ class FormatConfig:
         max_summary_chars: Most characters (stripped) between `</think>` and the final Lean block.
         max_summary_blocks: Most fenced blocks in the summary between the thinking and the final Lean block: the
             final code pasted there again in a ```` ```tactics ```` or a bare fence is code twice.
-        max_summary_code_lines: Most lines of the summary (12 key bytes or more, list markers, quote marks and
-            backticks aside) that are lines of the final code: the code pasted there unfenced, indented, as a list or
-            in a `~~~` fence is code twice.
+        max_summary_code_lines: Most lines of the final code (12 key bytes or more, list markers, quote marks and
+            backticks aside) that the summary copies, as lines of their own or within its lines: the code pasted there
+            unfenced, indented, as a list, in a `~~~` fence or as inline code is code twice.
         max_summary_thinking_lines: Most lines of the summary (the same way) that are prose lines of the thinking: a
             summary may restate a conclusion or two; the thinking's end pasted again is a copy.
         max_summary_line_repeats: Most times one non-blank line may occur in that summary.
+        max_summary_sentence_repeats: Most times one sentence of 16 key bytes or more (case, digits and spaces
+            aside) may occur in that summary, on one line or several: a summary restates the result once.
         max_summary_boxed: Most boxed answers (LaTeX `boxed` commands) in that summary.
         max_trailing_whitespace: Most whitespace characters after the final Lean block.
         max_space_run: Most spaces and tabs in a row anywhere in the completion.
@@ -354,7 +356,8 @@ class FormatConfig:
     min_tactic_name_iou: float | None = 0.15
     min_tactic_name_coverage: float | None = 0.5
     max_summary_chars: int | None = 2_000
-    max_summary_line_repeats: int | None = 3
+    max_summary_line_repeats: int | None = 2
+    max_summary_sentence_repeats: int | None = 2
     max_summary_code_lines: int | None = 1
     max_summary_thinking_lines: int | None = 4
     max_summary_blocks: int | None = 0

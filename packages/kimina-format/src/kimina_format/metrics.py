@@ -128,6 +128,10 @@ _LIST = re.compile(r"\[([^\[\]]*)\]")
 # Hint lists of the arithmetic tactics, where an item written twice adds nothing (a rewrite or `simp only` list may
 # use one lemma again and again: `rw [Finset.sum_range_succ, Finset.sum_range_succ]`).
 _HINTS_BEFORE = re.compile(r"\b(?:nlinarith|linarith|positivity|polyrith)!?\s*$")
+_MIN_SUMMARY_SENTENCE = 16  # key bytes of a summary sentence whose copies count (`Done.` may close each part)
+# Where a sentence ends: after `.`, `!`, `?` or `;` and a space (`3.5` and `Nat.succ` go on).
+_SENTENCE_END = re.compile(r"(?<=[.!?;])[ \t]+")
+_ONE_NAME = re.compile(rb"[\w.']+")
 _MIN_SUMMARY_COPY = 12  # key bytes of a summary line that copies one (`Answer:` or `∎` may stand anywhere)
 _QUOTE_MARKS = b"-*>.)`#"  # list markers, quote marks and backticks (digits are no part of a key)
 # The declarations `max_declaration_copies` compares: those that prove something.
@@ -274,8 +278,11 @@ class FormatMetrics:
         block_loop_repeats: Copies in a row of the most looped passage of steps of the thinking (a tactic or Lean
             block with the prose before it), when more than `max_block_loop_repeats` (0 otherwise).
         summary_line_repeats: Occurrences of the most repeated non-blank line of the summary.
+        summary_sentence_repeats: Occurrences of the most repeated sentence of the summary (split after `.`, `!`,
+            `?` and `;`, and at line ends; keyed as lines are, 16 bytes or more).
         summary_code_lines: Lines of the summary whose key (case folded, spaces and digits deleted, list markers,
-            quote marks and backticks stripped; 12 bytes or more) is that of a line of the final code.
+            quote marks and backticks stripped; 12 bytes or more) is that of a line of the final code, or the lines of
+            the final code whose keys the summary's lines hold (`Use `nlinarith [h]`.`), whichever are more.
         summary_thinking_lines: Lines of the summary whose key (the same way) is that of a prose line of the
             thinking.
         summary_boxed: Boxed answers (LaTeX `boxed` commands) in the summary.
@@ -432,6 +439,7 @@ class FormatMetrics:
     inline_repeats: int = 0
     block_loop_repeats: int = 0
     summary_line_repeats: int = 0
+    summary_sentence_repeats: int = 0
     summary_code_lines: int = 0
     summary_thinking_lines: int = 0
     summary_boxed: int = 0
@@ -622,6 +630,7 @@ def measure(
         "thinking_chars": thinking_chars,
         "summary_chars": len(summary_text),
         "summary_line_repeats": _most_repeated_line(summary) if "\n" in summary_text else 0,
+        "summary_sentence_repeats": _most_repeated_sentence(summary_text) if summary_text else 0,
         **_summary_copies(summary_text, repetition, code),
         "summary_boxed": summary.count("\\boxed"),
         "summary_blocks": _summary_blocks(completion),
@@ -907,6 +916,16 @@ def _inline_repeats_with_summary(prose: int, summary: str, limit: int | None) ->
         return prose
     most = max(map(inline_copies, summary.split("\n")))
     return max(prose, most if most > limit else 0)
+
+
+def _most_repeated_sentence(text: str) -> int:
+    """Occurrences of the most repeated sentence of `text` (the summary).
+
+    One sentence written again and again on one line is a loop that no count of lines sees.
+    """
+    keys = line_keys(_SENTENCE_END.sub("\n", text))
+    counts = Counter(key for key in keys if len(key) >= _MIN_SUMMARY_SENTENCE)
+    return max(counts.values(), default=0)
 
 
 def _most_repeated_line(text: str) -> int:
@@ -1219,6 +1238,22 @@ def _summary_copies(summary: str, repetition: Repetition, code: str | None) -> d
             copies["summary_code_lines"] += 1
         elif prose[key] > own[key] or (bare != key and prose[bare] > 0):
             copies["summary_thinking_lines"] += 1
+    # Code lines within summary lines: quoted (`Use `nlinarith [h]`.`), or the proof joined into one line. The longest
+    # first, each occurrence taken out once counted: a line quoted holds the shorter code lines it extends. A line
+    # that is one name (`native_decide`) is a tactic that sentences may name again and again: it counts once.
+    longest_first = sorted((key for key in code_keys if len(key) >= _MIN_SUMMARY_COPY), key=len, reverse=True)
+    within = 0
+    names: set[bytes] = set()
+    for line in keys:
+        for key in longest_first:
+            if key in line:
+                if _ONE_NAME.fullmatch(key) is None:
+                    within += line.count(key)
+                else:
+                    names.add(key)
+                line = line.replace(key, b"\0")
+    within += len(names)
+    copies["summary_code_lines"] = max(copies["summary_code_lines"], within)
     return copies
 
 

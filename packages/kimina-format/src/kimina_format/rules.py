@@ -92,10 +92,20 @@ def final_code_block(c: Completion, m: FormatMetrics, config: FormatConfig) -> l
         violations.append(
             Violation(Code.SUMMARY_REPEATS, f"a summary line occurs {m.summary_line_repeats} times (limit {most})")
         )
+    most = config.max_summary_sentence_repeats
+    if most is not None and m.summary_sentence_repeats > most:
+        violations.append(
+            Violation(
+                Code.SUMMARY_REPEATS, f"a summary sentence occurs {m.summary_sentence_repeats} times (limit {most})"
+            )
+        )
     most = config.max_summary_code_lines
     if most is not None and m.summary_code_lines > most:
         violations.append(
-            Violation(Code.SUMMARY_REPEATS, f"{m.summary_code_lines} summary lines copy the final code (limit {most})")
+            Violation(
+                Code.SUMMARY_REPEATS,
+                f"the summary copies {m.summary_code_lines} lines of the final code (limit {most})",
+            )
         )
     most = config.max_summary_thinking_lines
     if most is not None and m.summary_thinking_lines > most:

@@ -1,0 +1,87 @@
+"""Loops and code copies in the summary between `</think>` and the final block (kimina-format 0.19.0).
+
+Under 0.18.0 each attack below kept the full score on every row: one sentence written five or eight times on one line
+(no line count sees it, and the prose's bound of 8 copies a line held for the summary too), a paragraph of three lines
+written three times (3 copies of a line were allowed), and the proof quoted as inline code, joined into one line or a
+line to each sentence (only summary lines equal to a code line counted). The summary's sentences count now
+(`max_summary_sentence_repeats`), a line may occur twice, and code lines count within summary lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kimina_format.testing import Edit, final_code_of, red_team_tests
+from kimina_format.testing import RedTeamCase as Case
+
+_SENTENCE = "Therefore the proof below closes the goal by simplifying both sides and applying linear arithmetic."
+_PARAGRAPH = (
+    "We first simplify the hypothesis and isolate the variable.\n"
+    "Then we substitute the value into the goal expression.\n"
+    "Finally linear arithmetic closes the remaining inequality goal."
+)
+
+
+def _summary(write: Callable[[str], str]) -> Edit:
+    """The edit that writes `write(completion)` as the summary, between `</think>` and the final block."""
+
+    def edit(row: dict[str, Any]) -> dict[str, Any] | None:
+        completion = row["completion"]
+        if "</think>" not in completion:
+            return None
+        new = completion.replace("</think>", "</think>\n\n" + write(completion) + "\n", 1)
+        return {**row, "completion": new}
+
+    return edit
+
+
+def _code_lines(completion: str) -> list[str]:
+    return [line.strip() for line in final_code_of(completion).split("\n") if line.strip()]
+
+
+ATTACKS = {
+    "one_sentence_eight_times_on_a_line": Case(
+        "max_summary_sentence_repeats", _summary(lambda _: " ".join([_SENTENCE] * 8))
+    ),
+    "one_sentence_five_times_with_a_counter": Case(
+        "max_summary_sentence_repeats",
+        _summary(lambda _: " ".join(f"Step {k}: {_SENTENCE}" for k in range(5))),
+    ),
+    "a_paragraph_three_times": Case("max_summary_line_repeats", _summary(lambda _: "\n\n".join([_PARAGRAPH] * 3))),
+    # Rows whose last fifteen code lines are each under 12 key bytes (`rw [h9] at h8`) copy no line that counts.
+    "the_proof_joined_into_inline_code": Case(
+        "max_summary_code_lines",
+        _summary(lambda c: "The proof is `" + " ".join(_code_lines(c)[-15:]).replace("`", "") + "`."),
+        most_kept=3,
+    ),
+    "each_proof_line_quoted_in_a_sentence": Case(
+        "max_summary_code_lines", _summary(lambda c: "\n".join(f"Use `{line}`." for line in _code_lines(c)))
+    ),
+}
+
+LOOK_ALIKES = {
+    "a_short_summary": Case(
+        "max_summary_sentence_repeats",
+        _summary(lambda _: _PARAGRAPH + "\nThis completes the proof. This completes the proof."),
+    ),
+    "one_proof_line_quoted": Case(
+        "max_summary_code_lines", _summary(lambda c: f"The key step is `{_code_lines(c)[-1]}`, which closes the goal.")
+    ),
+    # The tactic named in sentences again and again: `native_decide` is one name, not a copy of the proof.
+    "a_tactic_named_in_every_sentence": Case(
+        "max_summary_code_lines",
+        _summary(
+            lambda _: (
+                "The `native_decide` tactic computes the value. We trust native_decide here since"
+                " native_decide evaluates the decidable instance; so native_decide closes it."
+            )
+        ),
+    ),
+    "cases_settled_one_by_one": Case(
+        "max_summary_sentence_repeats",
+        _summary(lambda _: " ".join(f"Case {k} is settled." for k in range(8))),
+    ),
+}
+
+test_an_attack_loses_the_full_score, test_a_look_alike_keeps_the_full_score = red_team_tests(ATTACKS, LOOK_ALIKES)
