@@ -4,7 +4,8 @@ Under 0.18.0 each attack below kept the full score on every row: one sentence wr
 (no line count sees it, and the prose's bound of 8 copies a line held for the summary too), a paragraph of three lines
 written three times (3 copies of a line were allowed), and the proof quoted as inline code, joined into one line or a
 line to each sentence (only summary lines equal to a code line counted). The summary's sentences count now
-(`max_summary_sentence_repeats`), a line may occur twice, and code lines count within summary lines.
+(`max_summary_sentence_repeats`: a leading label and the closing marks aside, digits kept), a line may occur twice,
+and code lines count within summary lines.
 """
 
 from __future__ import annotations
@@ -48,6 +49,16 @@ ATTACKS = {
         "max_summary_sentence_repeats",
         _summary(lambda _: " ".join(f"Step {k}: {_SENTENCE}" for k in range(5))),
     ),
+    # The thirty-seventh red team: a spelled-out counter, or a new closing mark for each copy (188 of 188 rows kept
+    # the full score with a first version that compared sentences with their labels and marks).
+    "one_sentence_with_a_spelled_out_counter": Case(
+        "max_summary_sentence_repeats",
+        _summary(lambda _: " ".join(f"Step {word}: {_SENTENCE}" for word in ("one", "two", "three", "four"))),
+    ),
+    "one_sentence_with_new_closing_marks": Case(
+        "max_summary_sentence_repeats",
+        _summary(lambda _: "\n".join(_SENTENCE[:-1] + mark for mark in (".", "!", "?", ";", "…", "!!", " :)"))),
+    ),
     "a_paragraph_three_times": Case("max_summary_line_repeats", _summary(lambda _: "\n\n".join([_PARAGRAPH] * 3))),
     # Rows whose last fifteen code lines are each under 12 key bytes (`rw [h9] at h8`) copy no line that counts.
     "the_proof_joined_into_inline_code": Case(
@@ -77,6 +88,16 @@ LOOK_ALIKES = {
                 " native_decide evaluates the decidable instance; so native_decide closes it."
             )
         ),
+    ),
+    # Cases that differ in their numbers alone are an enumeration, not a loop (the thirty-seventh red team: every
+    # row lost the full score while sentences were compared without their digits).
+    "cases_that_differ_in_their_numbers": Case(
+        "max_summary_sentence_repeats",
+        _summary(lambda _: "\n".join(f"Case {k}: when a = {k}, the sum equals {k * k + 1}." for k in range(1, 6))),
+    ),
+    "residues_one_by_one": Case(
+        "max_summary_sentence_repeats",
+        _summary(lambda _: "\n".join(f"- If n ≡ {r} (mod 3), then n^2 ≡ {r * r % 3} (mod 3)." for r in range(3))),
     ),
     "cases_settled_one_by_one": Case(
         "max_summary_sentence_repeats",

@@ -195,8 +195,9 @@ class FormatConfig:
         max_summary_thinking_lines: Most lines of the summary (the same way) that are prose lines of the thinking: a
             summary may restate a conclusion or two; the thinking's end pasted again is a copy.
         max_summary_line_repeats: Most times one non-blank line may occur in that summary.
-        max_summary_sentence_repeats: Most times one sentence of 16 key bytes or more (case, digits and spaces
-            aside) may occur in that summary, on one line or several: a summary restates the result once.
+        max_summary_sentence_repeats: Most times one sentence of 16 characters or more (case, spaces, a leading
+            label and closing marks aside) may occur in that summary, on one line or several: a summary restates the
+            result once.
         max_summary_boxed: Most boxed answers (LaTeX `boxed` commands) in that summary.
         max_trailing_whitespace: Most whitespace characters after the final Lean block.
         max_space_run: Most spaces and tabs in a row anywhere in the completion.

@@ -128,9 +128,12 @@ _LIST = re.compile(r"\[([^\[\]]*)\]")
 # Hint lists of the arithmetic tactics, where an item written twice adds nothing (a rewrite or `simp only` list may
 # use one lemma again and again: `rw [Finset.sum_range_succ, Finset.sum_range_succ]`).
 _HINTS_BEFORE = re.compile(r"\b(?:nlinarith|linarith|positivity|polyrith)!?\s*$")
-_MIN_SUMMARY_SENTENCE = 16  # key bytes of a summary sentence whose copies count (`Done.` may close each part)
-# Where a sentence ends: after `.`, `!`, `?` or `;` and a space (`3.5` and `Nat.succ` go on).
-_SENTENCE_END = re.compile(r"(?<=[.!?;])[ \t]+")
+_MIN_SUMMARY_SENTENCE = 16  # characters of a summary sentence whose copies count (`Done.` may close each part)
+# Where a sentence ends: after `.`, `!`, `?` or `;` and a space, or at a line end (`3.5` and `Nat.succ` go on).
+_SENTENCE_END = re.compile(r"(?<=[.!?;])[ \t]+|[ \t]*[\r\n]+[ \t]*")
+# A sentence's leading label: a mark, a word or two of at most 8 letters, then `:`, `)` or `.` (`Step 2:`, `(b)`).
+_SENTENCE_LABEL = re.compile(r"^[^\w\s]*(?:\w+[ \t]+)?\w{1,8}[.:)][ \t]+")
+_CLOSING_MARKS = ".!?;:…)*_ \"'"
 _ONE_NAME = re.compile(rb"[\w.']+")
 _MIN_SUMMARY_COPY = 12  # key bytes of a summary line that copies one (`Answer:` or `∎` may stand anywhere)
 _QUOTE_MARKS = b"-*>.)`#"  # list markers, quote marks and backticks (digits are no part of a key)
@@ -279,7 +282,8 @@ class FormatMetrics:
             block with the prose before it), when more than `max_block_loop_repeats` (0 otherwise).
         summary_line_repeats: Occurrences of the most repeated non-blank line of the summary.
         summary_sentence_repeats: Occurrences of the most repeated sentence of the summary (split after `.`, `!`,
-            `?` and `;`, and at line ends; keyed as lines are, 16 bytes or more).
+            `?` and `;`, and at line ends; 16 characters or more; case folded, spaces, a leading label and closing
+            marks aside, digits kept).
         summary_code_lines: Lines of the summary whose key (case folded, spaces and digits deleted, list markers,
             quote marks and backticks stripped; 12 bytes or more) is that of a line of the final code, or the lines of
             the final code whose keys the summary's lines hold (`Use `nlinarith [h]`.`), whichever are more.
@@ -921,10 +925,16 @@ def _inline_repeats_with_summary(prose: int, summary: str, limit: int | None) ->
 def _most_repeated_sentence(text: str) -> int:
     """Occurrences of the most repeated sentence of `text` (the summary).
 
-    One sentence written again and again on one line is a loop that no count of lines sees.
+    One sentence written again and again on one line is a loop that no count of lines sees. Sentences are compared
+    case folded, without their spaces, a leading label (`Step 2:`, `Step two:`, `(b)`) or the marks that end them
+    (`.`, `!`, `…`), but with their digits: cases that differ in their numbers alone (`If n ≡ 1 (mod 3), then ...`)
+    are an enumeration.
     """
-    keys = line_keys(_SENTENCE_END.sub("\n", text))
-    counts = Counter(key for key in keys if len(key) >= _MIN_SUMMARY_SENTENCE)
+    counts: Counter[str] = Counter()
+    for sentence in _SENTENCE_END.split(text):
+        key = "".join(_SENTENCE_LABEL.sub("", sentence.strip(), count=1).casefold().split()).rstrip(_CLOSING_MARKS)
+        if len(key) >= _MIN_SUMMARY_SENTENCE:
+            counts[key] += 1
     return max(counts.values(), default=0)
 
 
