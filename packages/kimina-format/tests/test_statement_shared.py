@@ -334,6 +334,15 @@ def test_a_binder_head_in_a_bare_type_keeps_its_commas() -> None:
     assert not statement_preserved(HEADER + "theorem t : ∀ (a : ∀ (b : ℕ)), b = b, True := by\n  simp", bare)
 
 
+def test_an_escaped_comma_or_colon_is_a_name() -> None:
+    # `«,»` and `«:»` are names: a bare run's type goes on past them, and a group holding one is no `names : type`.
+    statement = HEADER + "theorem t : ∀ x y : f «,» g, True := by sorry"
+    assert statement_preserved(HEADER + "theorem t : ∀ (x : f «,» g) (y : f «,» g), True := by\n  simp", statement)
+    assert not statement_preserved(HEADER + "theorem t : ∀ (x : f) (y : f) «,» g, True := by\n  simp", statement)
+    statement = HEADER + "theorem t (x y «:» ℕ) : True := by sorry"
+    assert not statement_preserved(HEADER + "theorem t (x «:» ℕ) (y «:» ℕ) : True := by\n  simp", statement)
+
+
 @pytest.mark.parametrize(
     "binders",
     [

@@ -4,7 +4,7 @@ Under 0.18.0 each attack below kept the full score on every row: one sentence wr
 (no line count sees it, and the prose's bound of 8 copies a line held for the summary too), a paragraph of three lines
 written three times (3 copies of a line were allowed), and the proof quoted as inline code, joined into one line or a
 line to each sentence (only summary lines equal to a code line counted). The summary's sentences count now
-(`max_summary_sentence_repeats`: a leading label and the closing marks aside, digits kept), a line may occur twice,
+(`max_summary_sentence_repeats`: a leading label, a closing counter and the closing marks aside, digits kept), a line may occur twice,
 and code lines count within summary lines.
 """
 
@@ -58,6 +58,23 @@ ATTACKS = {
     "one_sentence_with_new_closing_marks": Case(
         "max_summary_sentence_repeats",
         _summary(lambda _: "\n".join(_SENTENCE[:-1] + mark for mark in (".", "!", "?", ";", "…", "!!", " :)"))),
+    ),
+    # The review of 0.19.0: a closing counter, a label of three words, an invisible character per copy.
+    "one_sentence_with_closing_counters": Case(
+        "max_summary_sentence_repeats",
+        _summary(lambda _: " ".join(f"{_SENTENCE[:-1]} ({k})." for k in range(8))),
+    ),
+    "one_sentence_behind_long_labels": Case(
+        "max_summary_sentence_repeats",
+        _summary(lambda _: " ".join(f"Important remark {k}: {_SENTENCE}" for k in range(8))),
+    ),
+    "one_sentence_with_invisible_characters": Case(
+        "max_summary_sentence_repeats",
+        _summary(lambda _: " ".join(_SENTENCE[:-1] + "\u200b" * k + "." for k in range(8))),
+    ),
+    # Lines too short for a sentence to count: the line rule alone sees them.
+    "short_lines_three_times": Case(
+        "max_summary_line_repeats", _summary(lambda _: "\n\n".join(["Simplify first.\nThen compute.\nDone."] * 3))
     ),
     "a_paragraph_three_times": Case("max_summary_line_repeats", _summary(lambda _: "\n\n".join([_PARAGRAPH] * 3))),
     # Rows whose last fifteen code lines are each under 12 key bytes (`rw [h9] at h8`) copy no line that counts.

@@ -444,9 +444,10 @@ def _split_binders(tokens: list[Token]) -> list[Token]:
 
     Lean elaborates a group as its binders one after another, so both spellings declare the same. Groups are read
     where only binders stand: before the signature's colon at depth 0, and after `∀`, `∃`, `λ`, `fun`, `forall` or
-    `exists`, where a bare typed run (`∀ x y : ℝ, P`) is bracketed too (`∀ (x : ℝ) (y : ℝ), P`). A bracket elsewhere
-    may be a term (`(f x : ℝ)` is an ascription) and stays as written. So do binders nested deeper than
-    `_MOST_BINDER_LEVELS`, and splits past a budget of new tokens: hostile input costs linear time and space.
+    `exists`. After `∀`, `∃`, `forall` and `exists` a bare typed run (`∀ x y : ℝ, P`) is bracketed too
+    (`∀ (x : ℝ) (y : ℝ), P`); `fun x : ℕ => x` stays as written. A bracket elsewhere may be a term (`(f x : ℝ)` is
+    an ascription) and stays as written. So do binders nested deeper than `_MOST_BINDER_LEVELS`, and splits past a
+    budget of new tokens: hostile input costs linear time and space.
     """
     return _BinderSplit(tokens).run(0, len(tokens), signature=True, levels=0)
 
@@ -472,6 +473,7 @@ class _BinderSplit:
         depth = 0
         k = start
         in_binders = False  # just after a binder head, among its binders
+        bare = False  # and that head takes a bare typed run up to a comma (`∀ x y : ℝ,`; `fun x : ℕ =>` does not)
         deeper = levels < _MOST_BINDER_LEVELS
         while k < end:
             tok = tokens[k]
@@ -487,7 +489,7 @@ class _BinderSplit:
                 names = k
                 while names < end and _is_binder_name(tokens[names]):
                     names += 1
-                type_end = _typed_run_end(tokens, names, end)
+                type_end = _typed_run_end(tokens, names, end) if bare else None
                 if type_end is not None and deeper:
                     type_ = self.run(names + 1, type_end, signature=False, levels=levels + 1)
                     out.extend(self.spread(tokens[k:names], [tokens[names], *type_], _SYNTHETIC_OPEN, _SYNTHETIC_CLOSE))
@@ -498,6 +500,7 @@ class _BinderSplit:
                 k = names
                 continue
             in_binders = not tok.escaped and tok.text in _BINDER_HEADS
+            bare = in_binders and tok.text in _COMMA_HEADS
             if tok.kind == "symbol" and tok.text in _OPENERS:
                 depth += 1
             elif tok.kind == "symbol" and tok.text in _CLOSERS:
@@ -512,14 +515,14 @@ class _BinderSplit:
         names = opener + 1
         while names < close and _is_binder_name(tokens[names]):
             names += 1
-        if names == opener + 1 or (names < close and (tokens[names].text != ":" or _assigns(tokens, names))):
+        if names == opener + 1 or (names < close and (not _is_colon(tokens[names]) or _assigns(tokens, names))):
             return [tokens[opener], *self.run(opener + 1, close, signature=False, levels=levels), tokens[close]]
         rest = self.run(names, close, signature=False, levels=levels)  # `: type` (and a default), or nothing
         return self.spread(tokens[opener + 1 : names], rest, tokens[opener], tokens[close])
 
     def spread(self, names: list[Token], rest: list[Token], opener: Token, closer: Token) -> list[Token]:
         """`opener name rest closer` for each of `names`, or all names in one group once the budget is spent."""
-        extra = (len(names) - 1) * (len(rest) + 2)
+        extra = (len(names) - 1) * (len(rest) + 2) + 2 * (opener is _SYNTHETIC_OPEN)  # a bare run gains brackets
         if extra > self.budget:
             return [opener, *names, *rest, closer]
         self.budget -= extra
@@ -535,7 +538,7 @@ def _typed_run_end(tokens: list[Token], colon_at: int, end: int) -> int | None:
     That is the first comma at bracket depth 0 after it (or `end`). None when `colon_at` holds no such `:`, or when the
     type holds a binder head, which may take that comma as its own (`∀ a : ∀ b : P, Q, R`).
     """
-    if colon_at >= end or tokens[colon_at].text != ":" or _assigns(tokens, colon_at):
+    if colon_at >= end or not _is_colon(tokens[colon_at]) or _assigns(tokens, colon_at):
         return None
     depth = 0
     for k in range(colon_at + 1, end):
@@ -548,15 +551,21 @@ def _typed_run_end(tokens: list[Token], colon_at: int, end: int) -> int | None:
             depth -= 1
             if depth < 0:
                 return k
-        elif depth == 0 and tok.text == ",":
+        elif depth == 0 and tok.kind == "symbol" and tok.text == ",":  # `«,»` is a name
             return k
     return end
+
+
+def _is_colon(tok: Token) -> bool:
+    """Whether `tok` is a `:` symbol (`«:»` is a name)."""
+    return tok.kind == "symbol" and tok.text == ":"
 
 
 def _assigns(tokens: list[Token], colon_at: int) -> bool:
     """Whether the `:` at `colon_at` is the start of a `:=`."""
     return (
         colon_at + 1 < len(tokens)
+        and tokens[colon_at + 1].kind == "symbol"
         and tokens[colon_at + 1].text == "="
         and tokens[colon_at + 1].start == tokens[colon_at].end
     )
@@ -570,6 +579,7 @@ def _is_binder_name(tok: Token) -> bool:
 # The brackets of explicit, implicit and strict-implicit binders (an instance binder names one at most).
 _BINDER_BRACKETS = frozenset({"(", "{", "⦃"})
 _BINDER_HEADS = frozenset({"∀", "∃", "λ", "fun", "forall", "exists"})
+_COMMA_HEADS = frozenset({"∀", "∃", "forall", "exists"})  # a bare typed run ends at a comma (`fun`'s at `=>`)
 _NOT_BINDER_NAMES = frozenset(
     {
         "fun",

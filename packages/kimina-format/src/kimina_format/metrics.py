@@ -128,12 +128,16 @@ _LIST = re.compile(r"\[([^\[\]]*)\]")
 # Hint lists of the arithmetic tactics, where an item written twice adds nothing (a rewrite or `simp only` list may
 # use one lemma again and again: `rw [Finset.sum_range_succ, Finset.sum_range_succ]`).
 _HINTS_BEFORE = re.compile(r"\b(?:nlinarith|linarith|positivity|polyrith)!?\s*$")
-_MIN_SUMMARY_SENTENCE = 16  # characters of a summary sentence whose copies count (`Done.` may close each part)
+_MIN_SUMMARY_SENTENCE = 16  # characters of a summary sentence whose copies count (`Done.` within lines may recur)
 # Where a sentence ends: after `.`, `!`, `?` or `;` and a space, or at a line end (`3.5` and `Nat.succ` go on).
 _SENTENCE_END = re.compile(r"(?<=[.!?;])[ \t]+|[ \t]*[\r\n]+[ \t]*")
-# A sentence's leading label: a mark, a word or two of at most 8 letters, then `:`, `)` or `.` (`Step 2:`, `(b)`).
-_SENTENCE_LABEL = re.compile(r"^[^\w\s]*(?:\w+[ \t]+)?\w{1,8}[.:)][ \t]+")
-_CLOSING_MARKS = ".!?;:…)*_ \"'"
+# A sentence's leading label: a mark, up to three words, then one of at most 8 letters and `:`, `)` or `.` (`Step 2:`,
+# `(b)`, `Important remark two:`).
+_SENTENCE_LABEL = re.compile(r"^[^\w\s]*(?:\w+[ \t]+){0,3}\w{1,8}[.:)][ \t]+")
+# A closing counter, once the spaces and closing marks are gone: `(3`, `[iv`, `#2` (`(mod 3)` is `(mod3`: kept).
+_SENTENCE_COUNTER = re.compile(r"[(\[#]\w{1,4}$")
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_CLOSING_MARKS = ".!?;:…)]*_ \"'"
 _ONE_NAME = re.compile(rb"[\w.']+")
 _MIN_SUMMARY_COPY = 12  # key bytes of a summary line that copies one (`Answer:` or `∎` may stand anywhere)
 _QUOTE_MARKS = b"-*>.)`#"  # list markers, quote marks and backticks (digits are no part of a key)
@@ -926,13 +930,14 @@ def _most_repeated_sentence(text: str) -> int:
     """Occurrences of the most repeated sentence of `text` (the summary).
 
     One sentence written again and again on one line is a loop that no count of lines sees. Sentences are compared
-    case folded, without their spaces, a leading label (`Step 2:`, `Step two:`, `(b)`) or the marks that end them
-    (`.`, `!`, `…`), but with their digits: cases that differ in their numbers alone (`If n ≡ 1 (mod 3), then ...`)
-    are an enumeration.
+    case folded, without their spaces, invisible characters, a leading label (`Step 2:`, `Important remark two:`,
+    `(b)`), a closing counter (`(3)`, `[iv]`, `#2`) or the marks that end them (`.`, `!`, `…`), but with their
+    digits: cases that differ in their numbers alone (`If n ≡ 1 (mod 3), then n^2 ≡ 1.`) are an enumeration.
     """
     counts: Counter[str] = Counter()
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in _SENTENCE_END.split(_INVISIBLE.sub("", text)):
         key = "".join(_SENTENCE_LABEL.sub("", sentence.strip(), count=1).casefold().split()).rstrip(_CLOSING_MARKS)
+        key = _SENTENCE_COUNTER.sub("", key).rstrip(_CLOSING_MARKS)
         if len(key) >= _MIN_SUMMARY_SENTENCE:
             counts[key] += 1
     return max(counts.values(), default=0)
@@ -1251,7 +1256,11 @@ def _summary_copies(summary: str, repetition: Repetition, code: str | None) -> d
     # Code lines within summary lines: quoted (`Use `nlinarith [h]`.`), or the proof joined into one line. The longest
     # first, each occurrence taken out once counted: a line quoted holds the shorter code lines it extends. A line
     # that is one name (`native_decide`) is a tactic that sentences may name again and again: it counts once.
-    longest_first = sorted((key for key in code_keys if len(key) >= _MIN_SUMMARY_COPY), key=len, reverse=True)
+    # Only the code lines the summary holds at all go into the loop over its lines (one search each in C).
+    held = b"\n".join(keys)
+    longest_first = sorted(
+        (key for key in code_keys if len(key) >= _MIN_SUMMARY_COPY and key in held), key=len, reverse=True
+    )
     within = 0
     names: set[bytes] = set()
     for line in keys:

@@ -309,7 +309,9 @@ def _one_binder_a_name(signature: str) -> str:
     """`signature` with each binder group of several names written one binder a name: `(x y : ℝ)` as `(x : ℝ) (y : ℝ)`.
 
     Lean's printer prints both spellings alike, and `∀ n m : ℕ, P` as `∀ (n m : ℕ), P`. An approximation by regular
-    expressions: a type with brackets nested twice keeps its group as written.
+    expressions: a type with brackets nested twice or a binder head keeps its group as written, and a term ascribed
+    names alone (`(f x : ℤ)`) is split too (kimina-format's normaliser, which the static check runs first, is
+    exact there).
     """
     signature = _BARE_BINDERS.sub(
         lambda m: m[1] + " " + " ".join(f"({name} : {m[3]})" for name in m[2].split()) + ",", signature
@@ -319,8 +321,9 @@ def _one_binder_a_name(signature: str) -> str:
     )
 
 
-_BINDER_NAME = r"[^\W\d][\w'!?₀-₉]*"
-_BINDER_TYPE = r"(?:[^(){}⦃⦄,]|\([^(){}⦃⦄]*\))+?"
+_BINDER_NAME = r"(?!fun\b)[^\W\d][\w'!?₀-₉]*"
+# A binder head in a type may take the comma as its own (`∀ a : ∀ b : P, Q, R`): such a run stays as written.
+_BINDER_TYPE = r"(?:[^(){}⦃⦄,∀∃λ]|\([^(){}⦃⦄∀∃λ]*\))+?"
 _NAMES_GROUP = re.compile(rf"([({{⦃])\s*((?:{_BINDER_NAME}\s+)+{_BINDER_NAME})\s*:\s*({_BINDER_TYPE})\s*[)}}⦄]")
 _BARE_BINDERS = re.compile(rf"([∀∃])\s*((?:{_BINDER_NAME}\s+)*{_BINDER_NAME})\s*:\s*({_BINDER_TYPE})\s*,")
 _CLOSER = {"(": ")", "{": "}", "⦃": "⦄"}
