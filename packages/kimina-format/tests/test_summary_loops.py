@@ -4,8 +4,8 @@ Under 0.18.0 each attack below kept the full score on every row: one sentence wr
 (no line count sees it, and the prose's bound of 8 copies a line held for the summary too), a paragraph of three lines
 written three times (3 copies of a line were allowed), and the proof quoted as inline code, joined into one line or a
 line to each sentence (only summary lines equal to a code line counted). The summary's sentences count now
-(`max_summary_sentence_repeats`: a leading label, a closing counter and the closing marks aside, digits kept), a line may occur twice,
-and code lines count within summary lines.
+(`max_summary_sentence_repeats`: a leading label, a closing counter and the closing marks aside, digits kept; more
+than five sentences one word apart count too), a line may occur twice, and code lines count within summary lines.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ _PARAGRAPH = (
     "Then we substitute the value into the goal expression.\n"
     "Finally linear arithmetic closes the remaining inequality goal."
 )
+
+_VERBS = ("prove", "show", "establish", "verify", "demonstrate", "confirm", "check", "derive", "obtain", "conclude")
 
 
 def _summary(write: Callable[[str], str]) -> Edit:
@@ -72,6 +74,13 @@ ATTACKS = {
         "max_summary_sentence_repeats",
         _summary(lambda _: " ".join(_SENTENCE[:-1] + "\u200b" * k + "." for k in range(8))),
     ),
+    # One word changed in each copy (the thirty-seventh red team: twenty synonyms kept the full score on every row).
+    "one_sentence_with_a_synonym_per_copy": Case(
+        "max_summary_sentence_repeats",
+        _summary(
+            lambda _: " ".join(f"We {verb} the inequality by reducing it to a sum of squares." for verb in _VERBS)
+        ),
+    ),
     # Lines too short for a sentence to count: the line rule alone sees them.
     "short_lines_three_times": Case(
         "max_summary_line_repeats", _summary(lambda _: "\n\n".join(["Simplify first.\nThen compute.\nDone."] * 3))
@@ -115,6 +124,15 @@ LOOK_ALIKES = {
     "residues_one_by_one": Case(
         "max_summary_sentence_repeats",
         _summary(lambda _: "\n".join(f"- If n ≡ {r} (mod 3), then n^2 ≡ {r * r % 3} (mod 3)." for r in range(3))),
+    ),
+    # Parallel sentences, one word apart: five are a list, not a loop.
+    "five_parallel_sentences": Case(
+        "max_summary_sentence_repeats",
+        _summary(
+            lambda _: " ".join(
+                f"The {nth} term is positive by the lemma." for nth in ("first", "second", "third", "fourth", "fifth")
+            )
+        ),
     ),
     "cases_settled_one_by_one": Case(
         "max_summary_sentence_repeats",

@@ -196,8 +196,8 @@ class FormatConfig:
             summary may restate a conclusion or two; the thinking's end pasted again is a copy.
         max_summary_line_repeats: Most times one non-blank line may occur in that summary.
         max_summary_sentence_repeats: Most times one sentence of 16 characters or more (case, spaces, a leading
-            label and closing marks aside) may occur in that summary, on one line or several: a summary restates the
-            result once.
+            label and closing marks aside; more than five sentences one word apart count as one) may occur in that
+            summary, on one line or several: a summary restates the result once.
         max_summary_boxed: Most boxed answers (LaTeX `boxed` commands) in that summary.
         max_trailing_whitespace: Most whitespace characters after the final Lean block.
         max_space_run: Most spaces and tabs in a row anywhere in the completion.

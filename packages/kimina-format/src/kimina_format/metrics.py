@@ -128,6 +128,9 @@ _LIST = re.compile(r"\[([^\[\]]*)\]")
 # Hint lists of the arithmetic tactics, where an item written twice adds nothing (a rewrite or `simp only` list may
 # use one lemma again and again: `rw [Finset.sum_range_succ, Finset.sum_range_succ]`).
 _HINTS_BEFORE = re.compile(r"\b(?:nlinarith|linarith|positivity|polyrith)!?\s*$")
+_MOST_SUMMARY_SENTENCES = 300  # past them the summary is far over `max_summary_chars` already
+_LEAST_NEAR_WORDS, _MOST_NEAR_WORDS = 6, 40  # sentences compared with one word left out
+_MOST_SUMMARY_NEAR_COPIES = 5  # sentences alike but for one word that a summary may write (five parallel cases)
 _MIN_SUMMARY_SENTENCE = 16  # characters of a summary sentence whose copies count (`Done.` within lines may recur)
 # Where a sentence ends: after `.`, `!`, `?` or `;` and a space, or at a line end (`3.5` and `Nat.succ` go on).
 _SENTENCE_END = re.compile(r"(?<=[.!?;])[ \t]+|[ \t]*[\r\n]+[ \t]*")
@@ -932,15 +935,27 @@ def _most_repeated_sentence(text: str) -> int:
     One sentence written again and again on one line is a loop that no count of lines sees. Sentences are compared
     case folded, without their spaces, invisible characters, a leading label (`Step 2:`, `Important remark two:`,
     `(b)`), a closing counter (`(3)`, `[iv]`, `#2`) or the marks that end them (`.`, `!`, `…`), but with their
-    digits: cases that differ in their numbers alone (`If n ≡ 1 (mod 3), then n^2 ≡ 1.`) are an enumeration.
+    digits: cases that differ in their numbers alone (`If n ≡ 1 (mod 3), then n^2 ≡ 1.`) are an enumeration. More
+    than `_MOST_SUMMARY_NEAR_COPIES` sentences of 6 to 40 words that differ in one word of three letters or more, at
+    one place, count too: parallel sentences (`The first / second / third term is positive.`) are fewer.
     """
     counts: Counter[str] = Counter()
-    for sentence in _SENTENCE_END.split(_INVISIBLE.sub("", text)):
-        key = "".join(_SENTENCE_LABEL.sub("", sentence.strip(), count=1).casefold().split()).rstrip(_CLOSING_MARKS)
+    near: Counter[tuple[int, str, str]] = Counter()
+    for sentence in _SENTENCE_END.split(_INVISIBLE.sub("", text))[:_MOST_SUMMARY_SENTENCES]:
+        words = _SENTENCE_LABEL.sub("", sentence.strip(), count=1).casefold().split()
+        key = "".join(words).rstrip(_CLOSING_MARKS)
         key = _SENTENCE_COUNTER.sub("", key).rstrip(_CLOSING_MARKS)
-        if len(key) >= _MIN_SUMMARY_SENTENCE:
-            counts[key] += 1
-    return max(counts.values(), default=0)
+        if len(key) < _MIN_SUMMARY_SENTENCE:
+            continue
+        counts[key] += 1
+        if _LEAST_NEAR_WORDS <= len(words) <= _MOST_NEAR_WORDS:
+            # One word changed from copy to copy (`We prove / show / establish the bound ...`): the sentence with
+            # that word left out is the same. Numbers and one-letter names are kept: they tell cases apart.
+            for i, word in enumerate(words):
+                if len(word) >= 3 and word.isalpha():
+                    near[i, " ".join(words[:i]), " ".join(words[i + 1 :])] += 1
+    most_near = max(near.values(), default=0)
+    return max(max(counts.values(), default=0), most_near if most_near > _MOST_SUMMARY_NEAR_COPIES else 0)
 
 
 def _most_repeated_line(text: str) -> int:
