@@ -166,9 +166,9 @@ class FormatConfig:
         max_comment_repeats: Most times one comment may occur in the final code or in one tactic block, numbers folded
             (`-- check 7: ok`), comments heading a case aside (`-- Case n = 3` before `·`).
         max_proof_comment_density: Most comment share (of non-whitespace characters) in the final proof body.
-        max_proof_prose_comment_chars: Most key bytes of the final proof body's comment lines (24 key bytes or more
-            each) whose opening or ending is a piece of a prose line: the reasoning moved into comments between the
-            tactics, sentence by sentence, measured once five lines quote it, one line longer than a label (100 key
+        max_proof_prose_comment_chars: Most key bytes of the final code's comment lines (24 key bytes or more each;
+            doc comments, which state the problem, aside) whose opening or ending is a piece of a prose line: the
+            reasoning moved into comments between the tactics or above the theorem, sentence by sentence, measured once five lines quote it, one line longer than a label (100 key
             bytes), or fewer lines of more than 240 key bytes together.
             Real proofs quote none; the steps of a plan listed in the thinking, used as the proof's labels, are not
             counted.

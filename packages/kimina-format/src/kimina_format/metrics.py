@@ -377,8 +377,9 @@ class FormatMetrics:
         proof_lines: Non-comment, non-blank lines of the final proof body (header and statement excluded).
         proof_comment_chars: Non-whitespace characters of the comments in the final proof body.
         proof_comment_density: Share of the final proof body's non-whitespace characters that are comments.
-        proof_prose_comment_chars: Key bytes of the final proof body's comment lines (24 key bytes or more) that
-            quote a prose line at their opening or ending, when five lines or more do (counted until past
+        proof_prose_comment_chars: Key bytes of the final code's comment lines (24 key bytes or more; doc comments
+            and the formal statement's own comments aside) that quote a prose line at their opening or ending, when
+            five lines or more do, one is longer than a label, or together they are (counted until past
             `max_proof_prose_comment_chars`; 0 otherwise).
         code_comment_chars: Non-whitespace characters of all comments in the final code, doc comments included.
         code_comment_density: Share of the final code's non-whitespace characters that are comments.
@@ -723,7 +724,9 @@ def measure(
         proof_comment_chars=proof_comment_chars,
         proof_comment_density=_density(proof_comment_chars, body_chars),
         proof_prose_comment_chars=(
-            _prose_comments(repetition, body_comments, config.max_proof_prose_comment_chars) if body_comments else 0
+            _prose_comments(repetition, _own_comments(comments, formal_statement), config.max_proof_prose_comment_chars)
+            if comments
+            else 0
         ),
         code_comment_chars=code_comment_chars,
         # The code's non-comment characters are those of its lines, as split: header, signatures and proof body (the
@@ -1754,6 +1757,16 @@ def _labelled_copies(counts: Counter[bytes], keys: list[bytes], found: set[bytes
                 copied += len(key) * counts[line]
             at = prose.find(key, end)
     return copied
+
+
+def _own_comments(comments: Sequence[Comment], formal_statement: str | None) -> list[Comment]:
+    """The comments of the final code, anywhere, that quote no problem: neither doc comments nor the statement's own.
+
+    A `--` or `/- -/` comment above the theorem counts with the proof's: the reasoning pasted there is as much a copy
+    as between the tactics. A doc comment states the problem (real completions copy its text from the prompt, which
+    the thinking restates too); `code_comment_free_chars` bounds those.
+    """
+    return [c for c in comments if not c.is_doc and (not formal_statement or c.text not in formal_statement)]
 
 
 def _prose_comments(repetition: Repetition, comments: Sequence[Comment], limit: int | None) -> int:

@@ -548,7 +548,7 @@ def comments(c: Completion, m: FormatMetrics, config: FormatConfig) -> list[Viol
         violations.append(
             Violation(
                 Code.PROOF_TOO_MANY_COMMENTS,
-                f"the final proof's comments quote {m.proof_prose_comment_chars} key bytes of the reasoning"
+                f"the final code's comments quote {m.proof_prose_comment_chars} key bytes of the reasoning"
                 f" (limit {most})",
             )
         )
