@@ -168,8 +168,9 @@ class FormatConfig:
         max_proof_comment_density: Most comment share (of non-whitespace characters) in the final proof body.
         max_proof_prose_comment_chars: Most key bytes of the final code's comment lines (24 key bytes or more each;
             doc comments, which state the problem, aside) whose opening or ending is a piece of a prose line: the
-            reasoning moved into comments between the tactics or above the theorem, sentence by sentence, measured once five lines quote it, one line longer than a label (100 key
-            bytes), or fewer lines of more than 240 key bytes together.
+            reasoning moved into comments between the tactics or above the theorem, sentence by sentence, measured
+            once five lines quote it, one line longer than a label (100 key bytes), or fewer lines of more than 240
+            key bytes together.
             Real proofs quote none; the steps of a plan listed in the thinking, used as the proof's labels, are not
             counted.
         max_tactics_comment_density: Most comment share (of non-whitespace characters) over all tactic blocks.

@@ -419,7 +419,7 @@ def _same_syntax(tokens: list[Token], source: str) -> tuple[str, ...]:
         tok = tokens[k]
         k += 1
         if tok.kind == "ident":
-            out.append(source[tok.start : tok.end] if tok.escaped else _SAME_NAME.get(tok.text, tok.text))
+            out.append(_as_written(tok, source) if tok.escaped else _SAME_NAME.get(tok.text, tok.text))
             continue
         if tok.kind == "symbol" and tok.text in _ASCII_HEADS:
             # The lexer cuts symbols into characters: a spelling is its characters written together.
@@ -437,6 +437,15 @@ def _same_syntax(tokens: list[Token], source: str) -> tuple[str, ...]:
             continue
         out.append(tok.text)
     return tuple(out)
+
+
+def _as_written(tok: Token, source: str) -> str:
+    """The text `tok` is compared by: an escaped name as written in `source`, any other token its text.
+
+    `«¬»` and `«Nat.Prime»` are the code's own names, not `¬` and Mathlib's `Nat.Prime`, though their texts without
+    the escapes are those.
+    """
+    return source[tok.start : tok.end] if tok.escaped else tok.text
 
 
 def _split_binders(tokens: list[Token]) -> list[Token]:
@@ -668,12 +677,8 @@ def _declaration(
                 unsure = True
         statement.append(tok)
     written_tokens = tuple(t.text for t in tokens[j:end])
-    # An escaped name is compared as written: `«¬»` and `«Nat.Prime»` are names of the code's own, not `¬` and
-    # Mathlib's `Nat.Prime`, though their texts without the escapes are those.
     exact = (
-        tuple(text[t.start : t.end] if t.escaped else t.text for t in tokens[j:end])
-        if any(t.escaped for t in tokens[j:end])
-        else written_tokens
+        tuple(_as_written(t, text) for t in tokens[j:end]) if any(t.escaped for t in tokens[j:end]) else written_tokens
     )
     if waiting or _ends_elsewhere(written_tokens, len(statement), proof_start):
         unsure = True
